@@ -1,0 +1,87 @@
+// swift-tools-version:6.1
+// Courier: an HTTP data-loading framework for Swift on Linux.
+//
+// Layers, lowest first (a module never imports one above it or beside it):
+//   C shims          CCourierPosix, CCourierZlib
+//   vocabulary       CourierCore
+//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix
+//   composed         CourierLint
+//   façade           CourierKit
+//   tools            courier (executable), Plugins/
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Courier",
+    products: [
+        .library(name: "CourierKit", targets: ["CourierKit"]),
+        .executable(name: "courier", targets: ["courier"]),
+        .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // MARK: - C shims
+        .target(name: "CCourierPosix"),
+        .systemLibrary(name: "CCourierZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // MARK: - Vocabulary
+        .target(name: "CourierCore"),
+
+        // MARK: - Policy compiler, codec, event loop (each on its own)
+        .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
+        .target(name: "CourierPosix", dependencies: ["CourierCore", "CCourierPosix"]),
+
+        // MARK: - Composed layers
+        .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
+
+        // MARK: - Public façade
+        .target(
+            name: "CourierKit",
+            dependencies: [
+                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: - Tools
+        .executableTarget(
+            name: "courier",
+            dependencies: [
+                "CourierCore", "CourierPolicy", "CourierLint", "CourierKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .plugin(
+            name: "LintPolicies",
+            capability: .command(
+                intent: .custom(verb: "lint-policies", description: "Lint Courier policy files (default: policies/)")
+            ),
+            dependencies: ["courier"]
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
+        .testTarget(
+            name: "CourierPolicyTests",
+            dependencies: ["CourierCore", "CourierPolicy"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "CourierLintTests", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
+        .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
+        .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
+        .testTarget(name: "CourierCLITests", dependencies: ["courier"]),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.type != .plugin && !target.name.hasPrefix("CCourier") {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

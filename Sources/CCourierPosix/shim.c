@@ -1,0 +1,1 @@
+#include "CCourierPosix.h"

@@ -1,0 +1,55 @@
+/// One service from `services:`, with every value already merged over `defaults` (key by key).
+public struct ServicePolicy: Hashable, Sendable {
+    /// `http` or `https`.
+    public enum Scheme: String, Hashable, Sendable, CaseIterable {
+        case http, https
+    }
+
+    public var name: String
+    public var hosts: [HostPattern]
+    public var scheme: Scheme
+    /// The name of the authoriser instance serving this service, if any.
+    public var authoriser: String?
+    public var rateLimit: RateLimitPolicy
+    public var retry: RetryPolicy
+    public var timeouts: TimeoutPolicy
+    /// Alternatives per host, tried in order when that host is unreachable.
+    public var fallbacks: [String: [HostAddress]]
+    public var tls: TLSPolicy
+    /// nil: responses are not cached.
+    public var cache: CachePolicy?
+    /// Where the service is declared.
+    public var definedAt: SourceLocation
+    /// Where each effective value came from, keyed by its dotted key path in the language
+    /// (`retry.max-attempts`, `timeouts.total`, `rate-limit.endpoints./v1/search`). A key path that is absent
+    /// took the built-in default.
+    public var origins: [String: SourceLocation]
+
+    public init(
+        name: String,
+        hosts: [HostPattern],
+        scheme: Scheme = .https,
+        authoriser: String? = nil,
+        rateLimit: RateLimitPolicy = .unlimited,
+        retry: RetryPolicy = .builtIn,
+        timeouts: TimeoutPolicy = .builtIn,
+        fallbacks: [String: [HostAddress]] = [:],
+        tls: TLSPolicy = .builtIn,
+        cache: CachePolicy? = nil,
+        definedAt: SourceLocation,
+        origins: [String: SourceLocation] = [:]
+    ) {
+        self.name = name
+        self.hosts = hosts
+        self.scheme = scheme
+        self.authoriser = authoriser
+        self.rateLimit = rateLimit
+        self.retry = retry
+        self.timeouts = timeouts
+        self.fallbacks = fallbacks
+        self.tls = tls
+        self.cache = cache
+        self.definedAt = definedAt
+        self.origins = origins
+    }
+}

@@ -1,0 +1,31 @@
+/// TLS rules for a service's hosts.
+public struct TLSPolicy: Hashable, Sendable {
+    /// The lowest TLS version accepted.
+    public enum Version: String, Hashable, Sendable, CaseIterable, Comparable {
+        case tls12 = "1.2"
+        case tls13 = "1.3"
+        public static func < (a: Version, b: Version) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// A public-key pin: the SHA-256 of a certificate's SubjectPublicKeyInfo (32 bytes), written
+    /// `sha256/<base64>` in policy files as in HPKP and OkHttp.
+    public struct Pin: Hashable, Sendable, CustomStringConvertible {
+        public var sha256: [UInt8]
+        public init(sha256: [UInt8]) { self.sha256 = sha256 }
+        public var description: String { "sha256/" + Base64.encode(sha256) }
+    }
+
+    /// Accepted pins; the handshake fails unless one key in the chain matches one of them. Empty = no pinning.
+    public var pins: [Pin]
+    /// Absolute path of a PEM bundle of trusted CAs that replaces the system store; nil = system store.
+    public var caFile: String?
+    public var minVersion: Version
+
+    public init(pins: [Pin] = [], caFile: String? = nil, minVersion: Version = .tls12) {
+        self.pins = pins
+        self.caFile = caFile
+        self.minVersion = minVersion
+    }
+
+    public static let builtIn = TLSPolicy()
+}
