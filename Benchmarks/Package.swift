@@ -1,0 +1,21 @@
+// swift-tools-version:6.1
+// Courier's benchmarks: a separate package so that the peers measured here (AsyncHTTPClient, URLSession, raw
+// Yams) never enter the library's dependency graph. Not built by CI; see README.md for the commands.
+import PackageDescription
+
+let package = Package(
+    name: "CourierBenchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "policy-bench",
+            dependencies: [
+                .product(name: "CourierKit", package: "main"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+    ]
+)
