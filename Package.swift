@@ -5,7 +5,7 @@
 //   C shims          CCourierPosix, CCourierZlib
 //   vocabulary       CourierCore
 //   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix
-//   composed         CourierLint
+//   composed         CourierLint, CourierTransport
 //   façade           CourierKit
 //   tools            courier (executable), Plugins/
 import PackageDescription
@@ -42,12 +42,13 @@ let package = Package(
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
+        .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix"]),
 
         // MARK: - Public façade
         .target(
             name: "CourierKit",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix",
+                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTransport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,6 +79,7 @@ let package = Package(
         .testTarget(name: "CourierLintTests", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
+        .testTarget(name: "CourierTransportTests", dependencies: ["CourierCore", "CourierTransport"]),
         .testTarget(name: "CourierCLITests", dependencies: ["courier"]),
     ]
 )
