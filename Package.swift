@@ -70,6 +70,8 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
+        .target(name: "CourierTestSupport", path: "Tests/CourierTestSupport"),
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
         .testTarget(
             name: "CourierPolicyTests",
@@ -79,7 +81,10 @@ let package = Package(
         .testTarget(name: "CourierLintTests", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
-        .testTarget(name: "CourierTransportTests", dependencies: ["CourierCore", "CourierTransport"]),
+        .testTarget(
+            name: "CourierTransportTests",
+            dependencies: ["CourierCore", "CourierTransport", "CourierTestSupport"]
+        ),
         .testTarget(name: "CourierCLITests", dependencies: ["courier"]),
     ]
 )
