@@ -1,0 +1,61 @@
+/// What went wrong with a request, and where: the error every Courier request fails with.
+///
+/// ``kind`` is a closed vocabulary that scripts and metrics can rely on (it is also the `error.kind` of
+/// `courier fetch --json-report`); ``message`` says what happened in words, ``url`` where, and ``cause``
+/// carries the lower-level error (a system call and its errno, a TLS error stack, a parse error) when there is
+/// one. New kinds may be added without breaking the API, as the kinds are static members, not enum cases.
+public struct CourierError: Error, Sendable, CustomStringConvertible {
+    /// The category of a failure.
+    public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The host name could not be resolved.
+        public static let resolve = Kind(rawValue: "resolve")
+        /// No connection could be made to any address.
+        public static let connect = Kind(rawValue: "connect")
+        /// A connect, idle or total deadline passed.
+        public static let timeout = Kind(rawValue: "timeout")
+        /// The TLS handshake failed.
+        public static let tlsHandshake = Kind(rawValue: "tls-handshake")
+        /// The server's certificate was not trusted.
+        public static let tlsCertificate = Kind(rawValue: "tls-certificate")
+        /// No key in the server's chain matched the policy's pins.
+        public static let tlsPin = Kind(rawValue: "tls-pin")
+        /// The server broke HTTP/1.1 framing or closed the connection mid-message.
+        public static let `protocol` = Kind(rawValue: "protocol")
+        /// More redirects than allowed.
+        public static let tooManyRedirects = Kind(rawValue: "too-many-redirects")
+        /// A body (or its decoded form) was larger than the limit.
+        public static let bodyTooLarge = Kind(rawValue: "body-too-large")
+        /// The request was cancelled.
+        public static let cancelled = Kind(rawValue: "cancelled")
+        /// The policy forbade the request (e.g. credentials over plain http, offline mode, an invalid request).
+        public static let policy = Kind(rawValue: "policy")
+
+        public var description: String { rawValue }
+    }
+
+    public var kind: Kind
+    /// What happened, in one sentence.
+    public var message: String
+    /// The URL of the request (or redirect hop) that failed, when known.
+    public var url: String?
+    /// The lower-level error, when there is one.
+    public var cause: (any Error & Sendable)?
+
+    public init(_ kind: Kind, _ message: String, url: String? = nil, cause: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.message = message
+        self.url = url
+        self.cause = cause
+    }
+
+    /// `kind: message (url) [cause]`.
+    public var description: String {
+        var s = "\(kind): \(message)"
+        if let url { s += " (\(url))" }
+        if let cause { s += " [\(cause)]" }
+        return s
+    }
+}
