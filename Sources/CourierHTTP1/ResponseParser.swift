@@ -282,17 +282,19 @@ public struct ResponseParser: Sendable {
             var lineStart = 0
             var searchFrom = scanned
             while true {
+                // Offset of the first byte beyond the limit, whether or not the line is complete.
+                let overLimit = messageOffset + lineStart + limits.maxHeadBytes - builder.bytes
                 guard let lfIndex = indexOfLF(p, from: searchFrom) else {
                     consumed = lineStart
                     scanned = p.count - lineStart
                     if builder.bytes + (p.count - lineStart) > limits.maxHeadBytes {
-                        return .failed(.headTooLarge(limit: limits.maxHeadBytes), offset: messageOffset + p.count)
+                        return .failed(.headTooLarge(limit: limits.maxHeadBytes), offset: overLimit)
                     }
                     return .needMore
                 }
                 builder.bytes += lfIndex + 1 - lineStart
                 if builder.bytes > limits.maxHeadBytes {
-                    return .failed(.headTooLarge(limit: limits.maxHeadBytes), offset: messageOffset + lfIndex)
+                    return .failed(.headTooLarge(limit: limits.maxHeadBytes), offset: overLimit)
                 }
                 guard lfIndex > lineStart, p[lfIndex - 1] == cr else {
                     return .failed(.bareLineFeed, offset: messageOffset + lfIndex)
@@ -503,14 +505,20 @@ public struct ResponseParser: Sendable {
         var lineEnd = 0
         var result: Result<Int, ChunkLineError>?
         bytes.withUnsafeBufferPointer { p in
+            // A chunk-size line (without CRLF) may hold up to 64 bytes of size and BWS plus the extensions.
+            let maxLine = extLimit + 64
             guard let lfIndex = indexOfLF(p, from: scanned) else {
                 scanned = p.count
-                if p.count > extLimit + 64 {
-                    result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: p.count))
+                if p.count > maxLine + 1 {
+                    result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: maxLine))
                 }
                 return
             }
             lineEnd = lfIndex + 1
+            if lfIndex > maxLine + 1 {
+                result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: maxLine))
+                return
+            }
             guard lfIndex > 0, p[lfIndex - 1] == cr else {
                 result = .failure(ChunkLineError(reason: .bareLineFeed, at: lfIndex))
                 return
@@ -572,17 +580,18 @@ public struct ResponseParser: Sendable {
             var lineStart = 0
             var searchFrom = scanned
             while true {
+                let overLimit = messageOffset + lineStart + limits.maxTrailerBytes - trailerBytes
                 guard let lfIndex = indexOfLF(p, from: searchFrom) else {
                     consumed = lineStart
                     scanned = p.count - lineStart
                     if trailerBytes + (p.count - lineStart) > limits.maxTrailerBytes {
-                        return .failed(.trailersTooLarge(limit: limits.maxTrailerBytes), offset: messageOffset + p.count)
+                        return .failed(.trailersTooLarge(limit: limits.maxTrailerBytes), offset: overLimit)
                     }
                     return .needMore
                 }
                 trailerBytes += lfIndex + 1 - lineStart
                 if trailerBytes > limits.maxTrailerBytes {
-                    return .failed(.trailersTooLarge(limit: limits.maxTrailerBytes), offset: messageOffset + lfIndex)
+                    return .failed(.trailersTooLarge(limit: limits.maxTrailerBytes), offset: overLimit)
                 }
                 guard lfIndex > lineStart, p[lfIndex - 1] == cr else {
                     return .failed(.bareLineFeed, offset: messageOffset + lfIndex)
