@@ -9,7 +9,17 @@ public final class PythonPeer: @unchecked Sendable {
     private let process: Process
     private let stdin: Pipe
 
-    /// Starts the peer and waits (at most 10 s) until it prints its port.
+    /// Starts the peer and waits (at most 10 s) until it prints its port, on a thread of its own so that a
+    /// slow start never blocks Swift concurrency's small cooperative pool (other tests' timers run there).
+    public static func start(ipv6: Bool = false, filePath: String = #filePath) async throws -> PythonPeer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try PythonPeer(ipv6: ipv6, filePath: filePath) })
+            }.start()
+        }
+    }
+
+    /// Starts the peer, blocking the calling thread until it listens. Prefer ``start(ipv6:filePath:)``.
     public init(ipv6: Bool = false, filePath: String = #filePath) throws {
         let script = URL(fileURLWithPath: filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -49,9 +59,9 @@ public final class PythonPeer: @unchecked Sendable {
         "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(path)"
     }
 
+    /// Asks the peer to exit (it reads EOF on its standard input); does not wait.
     public func stop() {
         try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
     }
 
     deinit {
