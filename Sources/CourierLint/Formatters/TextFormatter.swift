@@ -1,0 +1,27 @@
+import CourierCore
+
+/// `FILE:LINE:COLUMN: error|warning: MESSAGE [rule-id]`, one line per diagnostic, the shape compilers and
+/// editors understand. A suggestion follows on its own line, indented by four spaces: `    suggestion: …`.
+/// A clean report prints nothing.
+public struct TextFormatter: DiagnosticFormatter {
+    public static let identifier = "text"
+
+    public init() {}
+
+    public func format(_ report: LintReport) -> String {
+        var out = ""
+        for diagnostic in report.diagnostics {
+            out += Self.line(for: diagnostic) + "\n"
+            if let suggestion = diagnostic.suggestion {
+                out += "    suggestion: \(suggestion)\n"
+            }
+        }
+        return out
+    }
+
+    /// The first (contract) line for one diagnostic.
+    public static func line(for diagnostic: Diagnostic) -> String {
+        let l = diagnostic.location
+        return "\(l.file):\(l.line):\(l.column): \(diagnostic.severity.rawValue): \(diagnostic.message) [\(diagnostic.rule)]"
+    }
+}
