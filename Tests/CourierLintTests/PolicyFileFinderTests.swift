@@ -1,0 +1,59 @@
+import CourierLint
+import Testing
+
+@Suite struct PolicyFileFinderTests {
+    @Test func directoryMeansEveryYAMLFileBelowItSorted() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write("b.yaml", "version: 1\n")
+        try dir.write("a.yml", "version: 1\n")
+        try dir.write("nested/deeper/c.YAML", "version: 1\n")
+        try dir.write("notes.txt", "not a policy\n")
+        try dir.write("README.md", "# no\n")
+        try dir.write("nested/yaml", "no extension\n")
+        try dir.write("folder.yaml/inner.yaml", "version: 1\n")  // a directory named like a policy file
+        let files = try PolicyFileFinder().files(for: [dir.path])
+        #expect(files == ["a.yml", "b.yaml", "folder.yaml/inner.yaml", "nested/deeper/c.YAML"].map { dir.path + "/" + $0 })
+    }
+
+    @Test func fileMeansItselfWhateverItsExtension() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let file = try dir.write("policy.conf", "version: 1\n")
+        #expect(try PolicyFileFinder().files(for: [file]) == [file])
+    }
+
+    @Test func trailingSlashIsNotDoubled() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write("a.yaml", "version: 1\n")
+        #expect(try PolicyFileFinder().files(for: [dir.path + "/"]) == [dir.path + "/a.yaml"])
+    }
+
+    @Test func aFileReachedTwiceIsListedOnce() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let a = try dir.write("a.yaml", "version: 1\n")
+        try dir.write("b.yaml", "version: 1\n")
+        let files = try PolicyFileFinder().files(for: [a, dir.path, dir.path + "/./a.yaml"])
+        #expect(files == [a, dir.path + "/b.yaml"])
+    }
+
+    @Test func missingPathIsAnInputError() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let missing = dir.path + "/nope.yaml"
+        #expect(throws: LintInputError(.missingPath, path: missing)) {
+            try PolicyFileFinder().files(for: [dir.path, missing])
+        }
+        #expect(throws: LintInputError(.missingPath, path: "")) { try PolicyFileFinder().files(for: [""]) }
+        #expect(throws: LintInputError(.noPaths, path: "")) { try PolicyFileFinder().files(for: []) }
+        #expect(LintInputError(.missingPath, path: "x.yaml").description == "no such file or directory: 'x.yaml'")
+    }
+
+    @Test func emptyDirectoryYieldsNoFiles() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        #expect(try PolicyFileFinder().files(for: [dir.path]).isEmpty)
+    }
+}
