@@ -106,7 +106,8 @@ public struct RouteExplanation: Hashable, Sendable {
         add("retry.respect-retry-after", String(r.respectRetryAfter))
         add("retry.retry-after-cap", DurationFormat.format(r.retryAfterCap))
         if let budget = r.budget {
-            add("retry.budget", "ratio \(Self.number(budget.ratio)), at least \(Self.number(budget.minPerSecond))/s")
+            add("retry.budget.ratio", Self.number(budget.ratio))
+            add("retry.budget.min-per-second", Self.number(budget.minPerSecond))
         } else {
             add("retry.budget", "off")
         }
