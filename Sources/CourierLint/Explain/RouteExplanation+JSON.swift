@@ -44,6 +44,9 @@ private struct WorstCaseDocument: Encodable {
     var retries: Int
     var retryReason: String
     var delays: [Wait]
+    var backoffDelays: [Wait]
+    var retryAfterApplies: Bool
+    var retryAfterCap: Wait
     var unboundedWait: Wait
     var longestWait: Wait
     var waitBound: RouteWorstCase.WaitBound
@@ -55,6 +58,9 @@ private struct WorstCaseDocument: Encodable {
         retries = w.attempts - 1
         retryReason = w.retryReason
         delays = w.delays.map(Wait.init)
+        backoffDelays = w.backoffDelays.map(Wait.init)
+        retryAfterApplies = w.retryAfterApplies
+        retryAfterCap = Wait(w.retryAfterCap)
         unboundedWait = Wait(w.unboundedWait)
         longestWait = Wait(w.longestWait)
         waitBound = w.waitBound
@@ -65,7 +71,7 @@ private struct WorstCaseDocument: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case attempts, retries, retryReason, delays, unboundedWait, longestWait, waitBound, totalTimeout, rateLimit
+        case attempts, retries, retryReason, delays, backoffDelays, retryAfterApplies, retryAfterCap, unboundedWait, longestWait, waitBound, totalTimeout, rateLimit
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -74,6 +80,9 @@ private struct WorstCaseDocument: Encodable {
         try c.encode(retries, forKey: .retries)
         try c.encode(retryReason, forKey: .retryReason)
         try c.encode(delays, forKey: .delays)
+        try c.encode(backoffDelays, forKey: .backoffDelays)
+        try c.encode(retryAfterApplies, forKey: .retryAfterApplies)
+        try c.encode(retryAfterCap, forKey: .retryAfterCap)
         try c.encode(unboundedWait, forKey: .unboundedWait)
         try c.encode(longestWait, forKey: .longestWait)
         try c.encode(waitBound, forKey: .waitBound)

@@ -87,7 +87,7 @@ public struct RouteExplanation: Hashable, Sendable {
             service = nil
             serviceDefinedAt = nil
             reason = "no service claims host '\(url.host)' (no exact host and no wildcard matches); "
-                + "the policy's defaults apply, with no authoriser, rate limit, fallbacks or cache"
+                + "the policy's defaults apply (timeouts, retry and rate limit), with no authoriser, fallbacks, pins or cache"
         }
 
         let t = route.timeouts

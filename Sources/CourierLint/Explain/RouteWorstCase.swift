@@ -23,6 +23,13 @@ public struct RouteWorstCase: Hashable, Sendable {
     /// The longest delay before each retry (index 0 is the delay before the first retry), `Retry-After`
     /// considered.
     public var delays: [Duration]
+    /// The back-off curve's own worst delay before each retry, without `Retry-After`.
+    public var backoffDelays: [Duration]
+    /// Whether a `Retry-After` header (up to ``retryAfterCap``) may stand in for a shorter back-off delay:
+    /// `respect-retry-after` is on and `retry.on` has a status code.
+    public var retryAfterApplies: Bool
+    /// The longest `Retry-After` honoured.
+    public var retryAfterCap: Duration
     /// The sum of ``delays``, before `timeouts.total` is applied.
     public var unboundedWait: Duration
     /// The longest time the request can spend waiting between attempts: ``unboundedWait`` capped at
@@ -59,13 +66,17 @@ public struct RouteWorstCase: Hashable, Sendable {
         }
         attempts = retried ? retry.maxAttempts : 1
 
+        retryAfterCap = retry.retryAfterCap
         let retryAfterApplies = retried && retry.respectRetryAfter
             && retry.conditions.contains { if case .status = $0 { return true } else { return false } }
+        self.retryAfterApplies = retryAfterApplies
         var delays: [Duration] = []
+        var backoffDelays: [Duration] = []
         var raisedByRetryAfter = false
         if retried {
             for n in 1..<retry.maxAttempts {
                 let backoff = retry.backoff.worstDelay(beforeRetry: n)
+                backoffDelays.append(backoff)
                 if retryAfterApplies && retry.retryAfterCap > backoff {
                     delays.append(retry.retryAfterCap)
                     raisedByRetryAfter = true
@@ -75,6 +86,7 @@ public struct RouteWorstCase: Hashable, Sendable {
             }
         }
         self.delays = delays
+        self.backoffDelays = backoffDelays
         unboundedWait = delays.reduce(.zero, +)
         if !retried {
             longestWait = .zero
