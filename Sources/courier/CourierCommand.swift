@@ -29,25 +29,25 @@ struct CourierCommand: AsyncParsableCommand {
     /// to standard error and return 2; `--help` and `--version` print to standard output and return 0.
     static func run(arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
             return LintExitStatus.success.rawValue
+        } catch let exit as ExitCode {
+            // A command chose its status (lint's 1, or a later command's own codes, e.g. fetch's curl-style ones).
+            return exit.rawValue
         } catch {
-            let code = exitCode(for: error)
-            if let exit = error as? ExitCode {
-                return exit.rawValue
-            }
-            if code == .success {
+            if exitCode(for: error) == .success {
+                // --help, --version
                 print(fullMessage(for: error))
                 return LintExitStatus.success.rawValue
             }
+            // Usage errors (argument-parser's EX_USAGE, 64) and any error a command did not handle itself.
             StandardError.write(fullMessage(for: error))
-            if code == .validationFailure { return LintExitStatus.usageOrIOError.rawValue }
-            return code.rawValue
+            return LintExitStatus.usageOrIOError.rawValue
         }
     }
 }
