@@ -5,6 +5,7 @@ import FoundationEssentials
 /// A directory stands for every `*.yaml` and `*.yml` file below it, at any depth, sorted by path; a file
 /// stands for itself whatever its extension. Each file appears once, in the order first reached. Paths keep
 /// the spelling the user gave (`policies/` yields `policies/app.yaml`), so diagnostics read naturally.
+/// Symbolic links to directories are not followed, so a link cycle cannot make the search loop.
 public struct PolicyFileFinder: Sendable {
     /// File-name extensions that mark a policy file inside a directory (compared case-insensitively).
     public static let extensions: Set<String> = ["yaml", "yml"]
@@ -48,10 +49,10 @@ public struct PolicyFileFinder: Sendable {
                 Self.extensions.contains(name[name.index(after: dot)...].lowercased())
             else { continue }
             let full = prefix + relative
+            // Directories named like policy files are skipped; a dangling symbolic link is kept, so that the
+            // compiler reports it as unreadable instead of it vanishing silently.
             var childIsDirectory = false
-            guard fileManager.fileExists(atPath: full, isDirectory: &childIsDirectory), !childIsDirectory else {
-                continue
-            }
+            if fileManager.fileExists(atPath: full, isDirectory: &childIsDirectory), childIsDirectory { continue }
             files.append(full)
         }
         return files.sorted()

@@ -1,4 +1,6 @@
+import CourierCore
 import CourierLint
+import Foundation
 import Testing
 
 @Suite struct PolicyFileFinderTests {
@@ -55,5 +57,21 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         #expect(try PolicyFileFinder().files(for: [dir.path]).isEmpty)
+    }
+}
+
+@Suite struct PolicyFileFinderLinkTests {
+    @Test func linkCyclesEndAndDanglingLinksAreReported() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write("sub/a.yaml", "version: 1\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/sub/up", withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/gone.yaml", withDestinationPath: "/nonexistent/x.yaml")
+        let started = ContinuousClock.now
+        let files = try PolicyFileFinder().files(for: [dir.path])
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(files == [dir.path + "/gone.yaml", dir.path + "/sub/a.yaml"])
+        let report = LintRunner().lint(files: files)
+        #expect(report.diagnostics.contains { $0.location.file == dir.path + "/gone.yaml" && $0.severity == .error })
     }
 }
