@@ -485,7 +485,7 @@ struct PolicyFileParser {
                         service.hostsInvalid = true
                         continue
                     }
-                    switch HostPattern.parse(text) {
+                    switch PolicyFileParser.hostPattern(text) {
                     case .success(let pattern): service.hosts.append((pattern, location(item)))
                     case .failure(let problem):
                         service.hostsInvalid = true
@@ -514,7 +514,7 @@ struct PolicyFileParser {
             case "timeouts": parseTimeouts(value, into: &layer)
             case "fallbacks":
                 for (host, hostNode, addresses) in dictionary(value, what: "fallbacks") {
-                    switch HostPattern.parse(host) {
+                    switch PolicyFileParser.hostPattern(host) {
                     case .failure(let problem):
                         report(.invalidHostPattern, "fallbacks key '\(host)' is not a valid host: \(problem.reason)", at: hostNode)
                         continue
@@ -534,7 +534,9 @@ struct PolicyFileParser {
                         }
                         out.append(address)
                     }
-                    if ok, list(addresses, key: nil) != nil { layer.set("fallbacks.\(host.lowercased())", .addresses(out), at: location(hostNode)) }
+                    if ok, list(addresses, key: nil) != nil, case .success(let pattern) = PolicyFileParser.hostPattern(host) {
+                        layer.set("fallbacks.\(pattern.name)", .addresses(out), at: location(hostNode))
+                    }
                 }
             case "tls": parseTLS(value, into: &layer)
             case "cache": parseCache(value, into: &layer)
@@ -630,6 +632,18 @@ struct PolicyFileParser {
             default: unhandled(key, keyNode)
             }
         }
+    }
+
+    /// A host pattern; an IPv6 literal may be written in brackets (`[::1]`), as in URLs.
+    static func hostPattern(_ text: String) -> Result<HostPattern, HostPatternError> {
+        if text.hasPrefix("[") && text.hasSuffix("]") {
+            let inner = String(text.dropFirst().dropLast())
+            guard inner.contains(":"), HostPattern.isIPLiteral(inner) else {
+                return .failure(HostPatternError(reason: "'[...]' holds an IPv6 address only"))
+            }
+            return .success(HostPattern(name: inner, isWildcard: false))
+        }
+        return HostPattern.parse(text)
     }
 
     // MARK: - Node helpers
