@@ -79,7 +79,7 @@ struct PolicyLinker {
         authorisers: [String: AuthoriserInstance], claimed: inout [HostPattern: (service: String, location: SourceLocation)]
     ) {
         let own = parsed.layer
-        if parsed.hosts.isEmpty {
+        if parsed.hosts.isEmpty && !parsed.hostsInvalid {
             report(.serviceWithoutHosts, "service '\(parsed.name)' claims no hosts, so no request can ever use it", at: parsed.hostsLocation ?? parsed.location,
                    suggestion: "add 'hosts: [api.example.com]'")
         }

@@ -15,6 +15,8 @@ struct ParsedPolicyFile: Sendable {
         var hosts: [(pattern: HostPattern, location: SourceLocation)]
         /// Whether a `hosts:` key was present (an empty list is reported differently from a missing one).
         var hostsLocation: SourceLocation?
+        /// Whether some host entry was malformed (already reported; no "no hosts" cascade).
+        var hostsInvalid = false
         /// The service's own keys.
         var layer: PolicyLayer
     }

@@ -303,6 +303,7 @@ struct PolicyFileParser {
         var plugin: String?
         var pluginNode: Int?
         var settingsNode: Int?
+        var settingsKeyNode: Int?
         var timeout = Duration.seconds(10)
         var allowPlainHTTP = false
         for (key, keyNode, value) in pairs {
@@ -314,7 +315,9 @@ struct PolicyFileParser {
                 } else {
                     report(.wrongType, "'plugin' must be a plugin type name", at: value)
                 }
-            case "settings": settingsNode = value
+            case "settings":
+                settingsNode = value
+                settingsKeyNode = keyNode
             case "timeout":
                 if let d = duration(value, key: "timeout", positive: true) { timeout = d }
             case "allow-plain-http":
@@ -360,7 +363,7 @@ struct PolicyFileParser {
             }
         }
         if let descriptor {
-            let anchor = settingsNode ?? nameNode
+            let anchor = settingsKeyNode ?? nameNode
             for spec in descriptor.settings where spec.required && settingNodes[spec.name] == nil {
                 report(.missingSetting, "plugin '\(plugin)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst))", at: anchor,
                        suggestion: "add '\(spec.name):' under settings")
@@ -385,7 +388,7 @@ struct PolicyFileParser {
                 return nil
             }
             let parsed: PolicyString
-            switch SecretReferenceParser.parse(text, relativeTo: path) {
+            switch SecretReferenceParser.parse(text, relativeTo: self.path) {
             case .success(let s): parsed = s
             case .failure(let malformed):
                 report(.invalidSecretReference, malformed.message, at: node)
@@ -472,14 +475,21 @@ struct PolicyFileParser {
             switch key {
             case "hosts":
                 service.hostsLocation = location(keyNode)
-                for item in list(value, key: "hosts") ?? [] {
+                guard let items = list(value, key: "hosts") else {
+                    service.hostsInvalid = true
+                    continue
+                }
+                for item in items {
                     guard let (text, _) = scalar(item), !isNull(item) else {
                         report(.wrongType, "a host must be a string such as 'api.example.com' or '*.example.com'", at: item)
+                        service.hostsInvalid = true
                         continue
                     }
-                    switch HostPattern.parse(text) {
+                    switch PolicyFileParser.hostPattern(text) {
                     case .success(let pattern): service.hosts.append((pattern, location(item)))
-                    case .failure(let problem): report(.invalidHostPattern, "'\(text)' is not a valid host pattern: \(problem.reason)", at: item)
+                    case .failure(let problem):
+                        service.hostsInvalid = true
+                        report(.invalidHostPattern, "'\(text)' is not a valid host pattern: \(problem.reason)", at: item)
                     }
                 }
             case "scheme":
@@ -504,7 +514,7 @@ struct PolicyFileParser {
             case "timeouts": parseTimeouts(value, into: &layer)
             case "fallbacks":
                 for (host, hostNode, addresses) in dictionary(value, what: "fallbacks") {
-                    switch HostPattern.parse(host) {
+                    switch PolicyFileParser.hostPattern(host) {
                     case .failure(let problem):
                         report(.invalidHostPattern, "fallbacks key '\(host)' is not a valid host: \(problem.reason)", at: hostNode)
                         continue
@@ -524,7 +534,9 @@ struct PolicyFileParser {
                         }
                         out.append(address)
                     }
-                    if ok, list(addresses, key: nil) != nil { layer.set("fallbacks.\(host.lowercased())", .addresses(out), at: location(hostNode)) }
+                    if ok, list(addresses, key: nil) != nil, case .success(let pattern) = PolicyFileParser.hostPattern(host) {
+                        layer.set("fallbacks.\(pattern.name)", .addresses(out), at: location(hostNode))
+                    }
                 }
             case "tls": parseTLS(value, into: &layer)
             case "cache": parseCache(value, into: &layer)
@@ -568,7 +580,7 @@ struct PolicyFileParser {
                     report(.wrongType, "tls.ca-file must be a file path", at: value)
                     continue
                 }
-                let absolute = PolicyFileSystem.absolute(PolicyFileSystem.resolve(text, from: path))
+                let absolute = PolicyFileSystem.absolute(PolicyFileSystem.resolve(text, from: self.path))
                 if PolicyFileSystem.isRegularFile(absolute) {
                     layer.set(path, .string(absolute), at: location(value))
                 } else {
@@ -620,6 +632,18 @@ struct PolicyFileParser {
             default: unhandled(key, keyNode)
             }
         }
+    }
+
+    /// A host pattern; an IPv6 literal may be written in brackets (`[::1]`), as in URLs.
+    static func hostPattern(_ text: String) -> Result<HostPattern, HostPatternError> {
+        if text.hasPrefix("[") && text.hasSuffix("]") {
+            let inner = String(text.dropFirst().dropLast())
+            guard inner.contains(":"), HostPattern.isIPLiteral(inner) else {
+                return .failure(HostPatternError(reason: "'[...]' holds an IPv6 address only"))
+            }
+            return .success(HostPattern(name: inner, isWildcard: false))
+        }
+        return HostPattern.parse(text)
     }
 
     // MARK: - Node helpers

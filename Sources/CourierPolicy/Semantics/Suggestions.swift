@@ -1,8 +1,8 @@
 /// "Did you mean" help: the closest candidate by edit distance, when it is close enough to be a typo.
 enum Suggestions {
-    /// The candidate nearest to `word`, if at most about a third of its letters differ (and at most 3).
+    /// The candidate nearest to `word`, if at most about half of its letters differ (and at most 3).
     static func closest(to word: String, in candidates: [String]) -> String? {
-        let limit = min(3, max(1, word.count / 3))
+        let limit = min(3, max(1, (word.count + 1) / 2 - 1))
         var best: (String, Int)?
         for candidate in candidates {
             let d = distance(word.lowercased(), candidate.lowercased(), limit: limit)
