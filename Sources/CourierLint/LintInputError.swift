@@ -11,18 +11,21 @@ public struct LintInputError: Error, Hashable, Sendable, CustomStringConvertible
         case noPaths = "no-paths"
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The path the user gave (empty for ``Kind/noPaths``).
     public var path: String
     /// Extra detail from the file system, if any.
     public var detail: String?
 
+    /// An input error of `kind` about `path`.
     public init(_ kind: Kind, path: String, detail: String? = nil) {
         self.kind = kind
         self.path = path
         self.detail = detail
     }
 
+    /// A one-line message for standard error.
     public var description: String {
         switch kind {
         case .missingPath: return "no such file or directory: '\(path)'"

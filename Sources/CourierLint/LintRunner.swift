@@ -8,9 +8,12 @@ import CourierPolicy
 /// through the file that includes it; ``LintReport`` keeps one copy. The report's file count covers every file
 /// read, includes too.
 public struct LintRunner: Sendable {
+    /// Compiles each file (its registry decides which authoriser plugins are known).
     public var compiler: PolicyCompiler
+    /// Expands the paths given on the command line.
     public var finder: PolicyFileFinder
 
+    /// A runner with the built-in authoriser registry and default limits unless told otherwise.
     public init(compiler: PolicyCompiler = PolicyCompiler(), finder: PolicyFileFinder = PolicyFileFinder()) {
         self.compiler = compiler
         self.finder = finder

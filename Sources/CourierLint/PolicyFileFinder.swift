@@ -10,6 +10,7 @@ public struct PolicyFileFinder: Sendable {
     /// File-name extensions that mark a policy file inside a directory (compared case-insensitively).
     public static let extensions: Set<String> = ["yaml", "yml"]
 
+    /// A finder with the standard extensions.
     public init() {}
 
     /// The files `paths` stand for; throws for a path that does not exist or a directory that cannot be read.

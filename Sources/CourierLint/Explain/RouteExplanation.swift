@@ -13,11 +13,13 @@ public struct RouteExplanation: Hashable, Sendable {
 
     /// The URL as Courier parsed it.
     public var url: String
+    /// The request method (upper case as given).
     public var method: String
     /// The chosen service, or nil when only the defaults apply.
     public var service: String?
     /// Where the chosen service is declared.
     public var serviceDefinedAt: SourceLocation?
+    /// Exact host, wildcard, or defaults.
     public var match: MatchKind
     /// The host pattern that matched (`api.example.com`, `*.api.example.com`), or nil for the defaults.
     public var pattern: String?
@@ -28,6 +30,7 @@ public struct RouteExplanation: Hashable, Sendable {
     /// Every effective value, in the order of the policy language (timeouts, retry, rate limit, authoriser,
     /// fallbacks, TLS, cache).
     public var values: [RouteValue]
+    /// The worst the route allows: attempts, waiting, request rate.
     public var worstCase: RouteWorstCase
     /// Things a reader should know (e.g. the URL's scheme differs from the service's).
     public var notes: [String]

@@ -16,6 +16,7 @@ public enum ValueOrigin: Hashable, Sendable, CustomStringConvertible, Encodable 
         }
     }
 
+    /// Encodes as the ``description`` string.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(description)

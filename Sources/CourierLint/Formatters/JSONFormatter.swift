@@ -4,6 +4,7 @@ import FoundationEssentials
 /// `{"diagnostics": [{"column", "file", "line", "message", "rule", "severity", "suggestion"}], "files": N}`,
 /// keys sorted, pretty-printed, `suggestion` null when there is none.
 public struct JSONFormatter: DiagnosticFormatter {
+    /// `--format json`.
     public static let identifier = "json"
 
     /// The encoded document.
@@ -37,8 +38,10 @@ public struct JSONFormatter: DiagnosticFormatter {
         }
     }
 
+    /// The JSON formatter.
     public init() {}
 
+    /// The JSON document for `report`, ending with a newline.
     public func format(_ report: LintReport) -> String {
         let document = Document(
             files: report.files.count,

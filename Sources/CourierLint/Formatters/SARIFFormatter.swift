@@ -8,6 +8,7 @@ import CourierCore
 /// slashes, and a 1-based `region.startLine` / `startColumn` (a position of 0 is reported as 1, since SARIF
 /// lines and columns start at 1).
 public struct SARIFFormatter: DiagnosticFormatter {
+    /// `--format sarif`.
     public static let identifier = "sarif"
 
     /// The SARIF schema the output declares.
@@ -17,9 +18,13 @@ public struct SARIFFormatter: DiagnosticFormatter {
 
     /// What SARIF says about one rule.
     public struct Rule: Hashable, Sendable {
+        /// The rule id diagnostics carry (`unknown-key`).
         public var id: String
+        /// The default level.
         public var severity: Diagnostic.Severity
+        /// One sentence about what the rule catches.
         public var summary: String
+        /// A rule descriptor.
         public init(id: String, severity: Diagnostic.Severity, summary: String) {
             self.id = id
             self.severity = severity
@@ -27,18 +32,21 @@ public struct SARIFFormatter: DiagnosticFormatter {
         }
     }
 
+    /// The rules listed in `tool.driver.rules`, in this order.
     public var rules: [Rule]
     /// Absolute paths below this directory are written relative to it; nil leaves paths as they are.
     public var baseDirectory: String?
     /// `tool.driver.version`, when known.
     public var toolVersion: String?
 
+    /// A formatter listing `rules`; see ``init(baseDirectory:toolVersion:)`` for the compiler's catalogue.
     public init(rules: [Rule], baseDirectory: String? = nil, toolVersion: String? = nil) {
         self.rules = rules
         self.baseDirectory = baseDirectory
         self.toolVersion = toolVersion
     }
 
+    /// The SARIF log for `report`, ending with a newline.
     public func format(_ report: LintReport) -> String {
         let report = baseDirectory.map { report.relativizingPaths(to: $0) } ?? report
         var descriptors = rules.map(SARIFLog.ReportingDescriptor.init)

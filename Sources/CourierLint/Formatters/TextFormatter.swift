@@ -4,10 +4,13 @@ import CourierCore
 /// editors understand. A suggestion follows on its own line, indented by four spaces: `    suggestion: …`.
 /// A clean report prints nothing.
 public struct TextFormatter: DiagnosticFormatter {
+    /// `--format text`, the default.
     public static let identifier = "text"
 
+    /// The text formatter.
     public init() {}
 
+    /// One line per diagnostic (plus a suggestion line), or nothing for a clean report.
     public func format(_ report: LintReport) -> String {
         var out = ""
         for diagnostic in report.diagnostics {
