@@ -9,6 +9,9 @@ public struct LintInputError: Error, Hashable, Sendable, CustomStringConvertible
         case unreadable
         /// No path was given.
         case noPaths = "no-paths"
+        /// The paths exist but hold no policy file (e.g. an empty directory): a CI job pointed at the wrong
+        /// folder must not pass silently.
+        case noPolicyFiles = "no-policy-files"
     }
 
     /// What went wrong.
@@ -31,6 +34,7 @@ public struct LintInputError: Error, Hashable, Sendable, CustomStringConvertible
         case .missingPath: return "no such file or directory: '\(path)'"
         case .unreadable: return "cannot read '\(path)'" + (detail.map { ": \($0)" } ?? "")
         case .noPaths: return "no policy file or directory given"
+        case .noPolicyFiles: return "no *.yaml or *.yml file in '\(path)'"
         }
     }
 }

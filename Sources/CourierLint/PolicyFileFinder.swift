@@ -13,7 +13,8 @@ public struct PolicyFileFinder: Sendable {
     /// A finder with the standard extensions.
     public init() {}
 
-    /// The files `paths` stand for; throws for a path that does not exist or a directory that cannot be read.
+    /// The files `paths` stand for; throws for a path that does not exist, a directory that cannot be read, or
+    /// paths that hold no policy file at all.
     public func files(for paths: [String]) throws(LintInputError) -> [String] {
         guard !paths.isEmpty else { throw LintInputError(.noPaths, path: "") }
         var seen = Set<String>()
@@ -23,6 +24,7 @@ public struct PolicyFileFinder: Sendable {
                 result.append(file)
             }
         }
+        guard !result.isEmpty else { throw LintInputError(.noPolicyFiles, path: paths.joined(separator: "', '")) }
         return result
     }
 

@@ -57,6 +57,15 @@ import Testing
         #expect(r.stderr == "courier lint: no such file or directory: 'nope.yaml'\n")
     }
 
+    @Test func directoryWithoutPoliciesIsStatusTwo() throws {
+        let dir = FileManager.default.temporaryDirectory.appending(path: "courier-cli-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CourierProcess.run(["lint", "."], in: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == "courier lint: no *.yaml or *.yml file in '.'\n")
+    }
+
     @Test(arguments: [
         (["lint"], "give at least one policy file or directory"),
         (["lint", "--bogus", "clean"], "Unknown option '--bogus'"),

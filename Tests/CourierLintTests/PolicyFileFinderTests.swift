@@ -53,10 +53,15 @@ import Testing
         #expect(LintInputError(.missingPath, path: "x.yaml").description == "no such file or directory: 'x.yaml'")
     }
 
-    @Test func emptyDirectoryYieldsNoFiles() throws {
+    @Test func pathsWithoutAnyPolicyFileAreAnInputError() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        #expect(try PolicyFileFinder().files(for: [dir.path]).isEmpty)
+        try dir.write("notes.txt", "no policy here\n")
+        #expect(throws: LintInputError(.noPolicyFiles, path: dir.path)) { try PolicyFileFinder().files(for: [dir.path]) }
+        // One empty directory beside a policy file is fine.
+        let policy = try dir.write("sub/a.yaml", "version: 1\n")
+        try FileManager.default.createDirectory(atPath: dir.path + "/empty", withIntermediateDirectories: true)
+        #expect(try PolicyFileFinder().files(for: [dir.path + "/empty", policy]) == [policy])
     }
 }
 
