@@ -5,8 +5,9 @@ import PackagePlugin
 /// given paths, or over the package's `policies/` folder when none are given.
 ///
 /// Relative paths are taken relative to the package's root, and `courier` runs there, so diagnostics name
-/// files as `policies/app.yaml`. The plugin only reads files, so it needs no write permission and runs inside
-/// SwiftPM's sandbox on macOS without `--disable-sandbox`. It exits non-zero when linting fails.
+/// files as `policies/app.yaml`. The plugin only reads files, so it asks for no write permission; Linux has no
+/// plugin sandbox, and macOS's read-only one allows reading the package and running the built tool. It fails
+/// (non-zero exit) when linting fails.
 @main
 struct LintPolicies: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
