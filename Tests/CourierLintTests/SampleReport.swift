@@ -31,7 +31,7 @@ enum SampleReport {
                     at: SourceLocation(file: "\(base)/extra/b.yml", line: 0, column: 0)
                 ),
                 Diagnostic(
-                    .error, rule: "yaml-syntax", message: "could not find expected ':' \"quoted\" \\ tab\t",
+                    .error, rule: "yaml-syntax", message: "could not find expected ':' \"quoted\" \\ tab\t\nwhile scanning a simple key",
                     at: SourceLocation(file: "policies/common.yaml", line: 7, column: 1)
                 ),
                 unknownKey,

@@ -2,7 +2,8 @@ import CourierCore
 
 /// `FILE:LINE:COLUMN: error|warning: MESSAGE [rule-id]`, one line per diagnostic, the shape compilers and
 /// editors understand. A suggestion follows on its own line, indented by four spaces: `    suggestion: …`.
-/// A clean report prints nothing.
+/// A clean report prints nothing. Line breaks inside a message or suggestion are printed as spaces, so every
+/// diagnostic stays one line for tools that read this format.
 public struct TextFormatter: DiagnosticFormatter {
     /// `--format text`, the default.
     public static let identifier = "text"
@@ -16,7 +17,7 @@ public struct TextFormatter: DiagnosticFormatter {
         for diagnostic in report.diagnostics {
             out += Self.line(for: diagnostic) + "\n"
             if let suggestion = diagnostic.suggestion {
-                out += "    suggestion: \(suggestion)\n"
+                out += "    suggestion: \(Self.oneLine(suggestion))\n"
             }
         }
         return out
@@ -25,6 +26,11 @@ public struct TextFormatter: DiagnosticFormatter {
     /// The first (contract) line for one diagnostic.
     public static func line(for diagnostic: Diagnostic) -> String {
         let l = diagnostic.location
-        return "\(l.file):\(l.line):\(l.column): \(diagnostic.severity.rawValue): \(diagnostic.message) [\(diagnostic.rule)]"
+        return "\(l.file):\(l.line):\(l.column): \(diagnostic.severity.rawValue): \(oneLine(diagnostic.message)) [\(diagnostic.rule)]"
+    }
+
+    static func oneLine(_ text: String) -> String {
+        guard text.contains(where: \.isNewline) else { return text }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
