@@ -78,14 +78,18 @@ let package = Package(
             dependencies: ["CourierCore", "CourierPolicy"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CourierLintTests", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
+        .testTarget(
+            name: "CourierLintTests",
+            dependencies: ["CourierCore", "CourierPolicy", "CourierLint"],
+            exclude: ["Golden", "Fixtures"]
+        ),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTestSupport"]
         ),
-        .testTarget(name: "CourierCLITests", dependencies: ["courier"]),
+        .testTarget(name: "CourierCLITests", dependencies: ["courier"], exclude: ["Golden", "Fixtures"]),
     ]
 )
 
