@@ -89,7 +89,11 @@ let package = Package(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTestSupport"]
         ),
-        .testTarget(name: "CourierCLITests", dependencies: ["courier"], exclude: ["Golden", "Fixtures"]),
+        .testTarget(
+            name: "CourierCLITests",
+            dependencies: ["courier", "CourierCore", "CourierTestSupport"],
+            exclude: ["Golden", "Fixtures"]
+        ),
     ]
 )
 

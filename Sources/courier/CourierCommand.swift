@@ -16,7 +16,7 @@ struct CourierCommand: AsyncParsableCommand {
             Exit status: 0 success; 1 the policy has errors (or warnings with --strict); 2 usage or I/O error.
             """,
         version: "0.1.0",
-        subcommands: [Lint.self, Explain.self, Schema.self]
+        subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self]
     )
 
     /// Parses the command line and runs the chosen command, exiting with the contract's status.
