@@ -217,6 +217,48 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(client.openConnectionCount == 0)
     }
 
+    @Test func aRequestWaitingForAConnectionCanBeCancelled() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerHost = 1
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        // The only connection is busy with a slow body; a second request queues behind it.
+        let busy = Task { try await client.execute(HTTPRequest(url: url(peer.url("/slow/100?delay_ms=10")))) }
+        try await Task.sleep(for: .milliseconds(100))
+        let waiting = Task { try await client.execute(HTTPRequest(url: url(peer.url("/bytes/10")))) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        waiting.cancel()
+        do {
+            _ = try await waiting.value
+            Issue.record("the queued request was not cancelled")
+        } catch let error as CourierError {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(ContinuousClock.now - cancelledAt < .milliseconds(500))
+        // The busy request is unaffected and the pool still works afterwards.
+        #expect(try await busy.value.body.count == 100)
+        #expect(try await client.execute(HTTPRequest(url: url(peer.url("/bytes/10")))).body == pattern(10))
+    }
+
+    @Test func idleConnectionsCloseAfterTheIdleTimeout() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        var configuration = HTTPClientConfiguration()
+        configuration.idleTimeout = .milliseconds(200)
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        _ = try await client.execute(HTTPRequest(url: url(peer.url("/bytes/10"))))
+        #expect(client.openConnectionCount == 1)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(client.openConnectionCount == 0)
+        // A later request simply connects again.
+        let again = try await client.execute(HTTPRequest(url: url(peer.url("/bytes/10"))))
+        #expect(again.metrics.reusedConnection == false)
+    }
+
     @Test func totalDeadlineCoversTheBody() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
