@@ -5,7 +5,7 @@
 //   C shims          CCourierPosix, CCourierZlib
 //   vocabulary       CourierCore
 //   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix
-//   composed         CourierLint
+//   composed         CourierLint, CourierTransport
 //   façade           CourierKit
 //   tools            courier (executable), Plugins/
 import PackageDescription
@@ -42,12 +42,13 @@ let package = Package(
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
+        .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix"]),
 
         // MARK: - Public façade
         .target(
             name: "CourierKit",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix",
+                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTransport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -69,16 +70,30 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
+        .target(name: "CourierTestSupport", path: "Tests/CourierTestSupport"),
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
         .testTarget(
             name: "CourierPolicyTests",
             dependencies: ["CourierCore", "CourierPolicy"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CourierLintTests", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
+        .testTarget(
+            name: "CourierLintTests",
+            dependencies: ["CourierCore", "CourierPolicy", "CourierLint"],
+            exclude: ["Golden", "Fixtures"]
+        ),
         .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
-        .testTarget(name: "CourierCLITests", dependencies: ["courier"]),
+        .testTarget(
+            name: "CourierTransportTests",
+            dependencies: ["CourierCore", "CourierTransport", "CourierTestSupport"]
+        ),
+        .testTarget(
+            name: "CourierCLITests",
+            dependencies: ["courier", "CourierCore", "CourierTestSupport"],
+            exclude: ["Golden", "Fixtures"]
+        ),
     ]
 )
 

@@ -1,5 +1,24 @@
 #ifndef CCOURIER_POSIX_H
 #define CCOURIER_POSIX_H
-// C helpers for what Swift cannot import directly from libc (function-like macros, packed structs).
+// C helpers for what Swift cannot import directly from libc: headers the Glibc module leaves out
+// (epoll, eventfd) and GNU extensions that need _GNU_SOURCE (accept4, pthread_setname_np).
 // Every symbol is prefixed CCourierPosix_.
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#endif
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <pthread.h>
+
+/// accept4(2) (a GNU extension; needs _GNU_SOURCE, which the Swift importer does not define).
+int CCourierPosix_accept4(int fd, struct sockaddr *_Nullable addr, socklen_t *_Nullable len, int flags);
+
+/// Names the calling thread (best effort; truncated to 15 bytes by the kernel).
+void CCourierPosix_setThreadName(const char *_Nonnull name);
+
 #endif

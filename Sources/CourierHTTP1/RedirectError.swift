@@ -1,0 +1,25 @@
+/// A redirect response that cannot be followed.
+public struct RedirectError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Reason: Hashable, Sendable {
+        /// A 301/302/303/307/308 response without a `Location` field.
+        case missingLocation
+        /// A `Location` that does not resolve to an http(s) URL (spaces, control bytes, another scheme, ...).
+        case invalidLocation(String)
+    }
+
+    public var reason: Reason
+    /// The status of the redirect response.
+    public var status: Int
+
+    public init(_ reason: Reason, status: Int) {
+        self.reason = reason
+        self.status = status
+    }
+
+    public var description: String {
+        switch reason {
+        case .missingLocation: return "\(status) redirect without a Location header"
+        case .invalidLocation(let value): return "\(status) redirect to an invalid Location \(value.debugDescription)"
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import CourierCore
+
+/// The state of one compilation: files read so far, the include stack, and every diagnostic.
+struct CompilationSession {
+    let registry: AuthoriserRegistry
+    let limits: PolicyLimits
+    private(set) var diagnostics: [Diagnostic] = []
+    /// Files read, root first, in reading order.
+    private(set) var files: [String] = []
+    /// Parsed files in merge order: includes before the file that includes them (depth first).
+    private var parsed: [ParsedPolicyFile] = []
+    /// Canonical paths of files already read.
+    private var visited: Set<String> = []
+    /// Canonical paths of files being read (the include chain), to find cycles.
+    private var stack: [String] = []
+    private var graph: PolicyGraph?
+
+    init(registry: AuthoriserRegistry, limits: PolicyLimits) {
+        self.registry = registry
+        self.limits = limits
+    }
+
+    mutating func run(rootPath: String, source: [UInt8]?) {
+        let canonical = PolicyFileSystem.canonicalPath(rootPath) ?? PolicyFileSystem.absolute(rootPath)
+        load(path: rootPath, canonical: canonical, source: source, includedAt: nil)
+        guard !parsed.isEmpty else { return }
+        var linker = PolicyLinker(files: parsed, registry: registry)
+        let graph = linker.link(fileList: files)
+        diagnostics += linker.diagnostics
+        if !diagnostics.contains(where: { $0.severity == .error }) { self.graph = graph }
+    }
+
+    func result() -> PolicyCompilation {
+        PolicyCompilation(graph: graph, diagnostics: diagnostics.sorted(by: CompilationSession.order), files: files)
+    }
+
+    static func order(_ a: Diagnostic, _ b: Diagnostic) -> Bool {
+        if a.location != b.location { return a.location < b.location }
+        if a.rule != b.rule { return a.rule < b.rule }
+        return a.message < b.message
+    }
+
+    private mutating func report(_ rule: PolicyRule, _ message: String, at location: SourceLocation, suggestion: String? = nil) {
+        diagnostics.append(Diagnostic(rule.severity, rule: rule.id, message: message, suggestion: suggestion, at: location))
+    }
+
+    /// Reads, parses and recursively includes one file.
+    private mutating func load(path: String, canonical: String, source: [UInt8]?, includedAt: SourceLocation?) {
+        visited.insert(canonical)
+        files.append(path)
+        let start = SourceLocation(file: path, line: 1, column: 1)
+        let bytes: [UInt8]
+        if let source {
+            bytes = source
+            if bytes.count > limits.maxFileBytes {
+                report(.fileTooLarge, "the policy is \(bytes.count) bytes, over the \(limits.maxFileBytes)-byte limit", at: start)
+                return
+            }
+        } else {
+            switch PolicyFileSystem.read(path, maxBytes: limits.maxFileBytes) {
+            case .success(let b): bytes = b
+            case .failure(let error):
+                if case .tooLarge = error.reason {
+                    report(.fileTooLarge, error.description, at: includedAt ?? start, suggestion: "split the policy into files and use 'include', or raise PolicyLimits.maxFileBytes")
+                } else {
+                    report(.fileUnreadable, error.description, at: includedAt ?? start)
+                }
+                return
+            }
+        }
+        if let (line, column) = UTF8Check.firstInvalid(bytes) {
+            report(.invalidEncoding, "the file is not UTF-8 text (invalid byte sequence); is it binary or in another encoding?", at: SourceLocation(file: path, line: line, column: column),
+                   suggestion: "save policy files as UTF-8")
+            return
+        }
+        var duplicates: [(key: String, line: Int, column: Int)] = []
+        let composed = YAMLComposer(limits: limits).compose(bytes, duplicates: &duplicates)
+        for d in duplicates {
+            report(.duplicateKey, "duplicate key '\(d.key)'; a mapping may have each key once (this one would silently replace the first)",
+                   at: SourceLocation(file: path, line: d.line, column: d.column), suggestion: "remove or merge one of the two")
+        }
+        let tree: YAMLTree
+        switch composed {
+        case .success(let t): tree = t
+        case .failure(let f):
+            report(f.rule, f.message, at: SourceLocation(file: path, line: f.line, column: f.column), suggestion: f.suggestion)
+            return
+        }
+        var parser = PolicyFileParser(path: path, tree: tree, registry: registry)
+        let file = parser.parse()
+        diagnostics += parser.diagnostics
+
+        stack.append(canonical)
+        for include in file.includes {
+            guard let target = PolicyFileSystem.canonicalPath(include.path), PolicyFileSystem.isRegularFile(target) else {
+                report(.includeMissing, "included file '\(include.path)' does not exist", at: include.location,
+                       suggestion: "include paths are relative to the file that includes them")
+                continue
+            }
+            if stack.contains(target) {
+                let chain = (stack.drop { $0 != target } + [target]).map(Self.shortName).joined(separator: " → ")
+                report(.includeCycle, "including '\(include.path)' makes a cycle: \(chain)", at: include.location,
+                       suggestion: "move what both files need into a third file that both include")
+                continue
+            }
+            if visited.contains(target) { continue }  // a diamond: read once, merged once
+            if files.count >= limits.maxIncludes {
+                report(.tooManyIncludes, "the policy reads more than \(limits.maxIncludes) files", at: include.location)
+                continue
+            }
+            load(path: include.path, canonical: target, source: nil, includedAt: include.location)
+        }
+        stack.removeLast()
+        parsed.append(file)
+    }
+
+    private static func shortName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+/// Finds the first invalid UTF-8 sequence, as a 1-based line and column (columns count characters).
+enum UTF8Check {
+    static func firstInvalid(_ bytes: [UInt8]) -> (line: Int, column: Int)? {
+        // Fast path: the standard library validates in bulk.
+        if String(validating: bytes, as: UTF8.self) != nil { return nil }
+        var line = 1
+        var column = 1
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            let length: Int
+            switch b {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return (line, column)
+            }
+            guard i + length <= n else { return (line, column) }
+            if length > 1 {
+                guard String(validating: bytes[i..<(i + length)], as: UTF8.self) != nil else { return (line, column) }
+            }
+            if b == 0x0A {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+            i += length
+        }
+        return (line, column)
+    }
+}

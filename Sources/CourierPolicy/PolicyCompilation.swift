@@ -1,0 +1,20 @@
+public import CourierCore
+
+/// The result of compiling a policy: the graph when there is no error, and every diagnostic of every file read.
+public struct PolicyCompilation: Sendable {
+    /// The compiled graph; nil when any diagnostic is an error.
+    public var graph: PolicyGraph?
+    /// Every diagnostic of every file read, sorted by file, line and column.
+    public var diagnostics: [Diagnostic]
+    /// The root file and every included file read, root first, as paths relative to where the root was given.
+    public var files: [String]
+
+    public init(graph: PolicyGraph?, diagnostics: [Diagnostic], files: [String]) {
+        self.graph = graph
+        self.diagnostics = diagnostics
+        self.files = files
+    }
+
+    /// Whether any diagnostic is an error.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}

@@ -1,0 +1,151 @@
+/// The policy language's key tables: every mapping, its keys, each key's value shape, default and summary.
+///
+/// The compiler checks keys against these tables (unknown keys, did-you-mean suggestions) and
+/// ``PolicySchema`` generates the JSON Schema from them, so the two cannot drift. A test compiles a file that
+/// uses every key of every table.
+enum PolicyLanguage {
+    /// What a value looks like.
+    indirect enum Shape: Sendable {
+        case integer(minimum: Int)
+        /// A number; `exclusiveMinimum` when zero is not allowed.
+        case number(minimum: Double, exclusiveMinimum: Bool, maximum: Double?)
+        case boolean
+        case string
+        case duration
+        /// A duration or `none` (no cap).
+        case durationOrNone
+        case size
+        case choice([String])
+        case hostPattern
+        case hostAddress
+        case headerName
+        case pin
+        case retryCondition
+        case method
+        case list(Shape)
+        /// One item or a list of them.
+        case oneOrList(Shape)
+        case mapping(Table)
+        /// A mapping, or `off` to switch the feature off (and drop inherited values).
+        case mappingOrOff(Table)
+        /// Free keys (names, hosts, paths) mapping to one shape; `keyShape` checks the keys.
+        case dictionary(keyShape: Shape?, value: Shape)
+        /// Authoriser settings, typed by the sibling `plugin`.
+        case settings
+    }
+
+    struct Key: Sendable {
+        var name: String
+        var shape: Shape
+        var summary: String
+        /// The default when absent, as written in a policy (nil: no default / required / not applicable).
+        var defaultText: String?
+
+        init(_ name: String, _ shape: Shape, _ summary: String, default defaultText: String? = nil) {
+            self.name = name
+            self.shape = shape
+            self.summary = summary
+            self.defaultText = defaultText
+        }
+    }
+
+    struct Table: Sendable {
+        /// A name for messages ("retry", "a service").
+        var name: String
+        var keys: [Key]
+        /// Keys that must be present.
+        var required: [String] = []
+
+        func key(_ name: String) -> Key? { keys.first { $0.name == name } }
+        var keyNames: [String] { keys.map(\.name) }
+    }
+
+    static let positive = Shape.number(minimum: 0, exclusiveMinimum: true, maximum: nil)
+
+    static let timeouts = Table(name: "timeouts", keys: [
+        Key("connect", .duration, "Time allowed to connect (DNS, TCP and TLS), per attempt.", default: "10s"),
+        Key("idle", .duration, "Longest silence while waiting for response bytes.", default: "30s"),
+        Key("total", .duration, "Deadline for the whole request, retries and back-off included.", default: "60s"),
+    ])
+
+    static let backoff = Table(name: "retry.backoff", keys: [
+        Key("initial", .duration, "Delay before the first retry.", default: "500ms"),
+        Key("max", .durationOrNone, "Cap on one delay; `none` means uncapped (warned about).", default: "30s"),
+        Key("multiplier", .number(minimum: 1, exclusiveMinimum: false, maximum: nil), "Growth factor per retry (at least 1).", default: "2"),
+        Key("jitter", .choice(["none", "full", "equal", "decorrelated"]), "How each delay is randomised.", default: "full"),
+    ])
+
+    static let budget = Table(name: "retry.budget", keys: [
+        Key("ratio", .number(minimum: 0, exclusiveMinimum: false, maximum: 1), "Retries allowed as a share of first attempts (0 to 1).", default: "0.2"),
+        Key("min-per-second", .number(minimum: 0, exclusiveMinimum: false, maximum: nil), "Retries per second always allowed, so a quiet client can still retry.", default: "10"),
+    ])
+
+    static let retry = Table(name: "retry", keys: [
+        Key("max-attempts", .integer(minimum: 1), "Total attempts, the first included (1 = no retries).", default: "3"),
+        Key("on", .list(.retryCondition), "What is retried: connect-error, timeout, connection-lost and status codes.", default: "[connect-error, timeout, 429, 502, 503, 504]"),
+        Key("methods", .list(.method), "Methods that may be retried.", default: "[GET, HEAD, PUT, DELETE, OPTIONS]"),
+        Key("backoff", .mapping(backoff), "The delay curve between attempts."),
+        Key("respect-retry-after", .boolean, "Whether a Retry-After header sets the next delay (when longer).", default: "true"),
+        Key("retry-after-cap", .duration, "The longest Retry-After honoured.", default: "5m"),
+        Key("budget", .mappingOrOff(budget), "Retry budget against retry storms; `off` disables it."),
+        Key("idempotency-key", .headerName, "A header sent with one value on every attempt; lets non-idempotent methods in `methods` be retried."),
+    ])
+
+    static let endpointLimit = Table(name: "an endpoint limit", keys: [
+        Key("requests-per-second", positive, "Requests per second for this prefix (required)."),
+        Key("burst", .integer(minimum: 1), "Bucket capacity.", default: "max(1, ceil(requests-per-second))"),
+    ])
+
+    static let rateLimit = Table(name: "rate-limit", keys: [
+        Key("requests-per-second", positive, "Requests per second per endpoint key (host + first path component); absent = unlimited."),
+        Key("burst", .integer(minimum: 1), "Bucket capacity: requests that may go at once after a quiet period.", default: "max(1, ceil(requests-per-second))"),
+        Key("endpoints", .dictionary(keyShape: nil, value: .mapping(endpointLimit)), "Overrides by path prefix (each starting with '/'); the longest matching prefix wins."),
+    ])
+
+    static let defaults = Table(name: "defaults", keys: [
+        Key("timeouts", .mapping(timeouts), "Default timeouts."),
+        Key("retry", .mapping(retry), "Default retry curve."),
+        Key("rate-limit", .mappingOrOff(rateLimit), "Default rate limit per endpoint key; `off` = unlimited."),
+    ])
+
+    static let tls = Table(name: "tls", keys: [
+        Key("pins", .list(.pin), "SPKI pins `sha256/<base64>`; the handshake fails unless one matches. Give a backup pin."),
+        Key("ca-file", .string, "PEM bundle of trusted CAs replacing the system store, relative to this file."),
+        Key("min-version", .choice(["1.2", "1.3"]), "Lowest TLS version accepted.", default: "\"1.2\""),
+    ])
+
+    static let cache = Table(name: "cache", keys: [
+        Key("ttl", .duration, "Freshness lifetime when the server does not say.", default: "5m"),
+        Key("max-size", .size, "Disk space this service's cached responses may take.", default: "10MiB"),
+    ])
+
+    static let service = Table(name: "a service", keys: [
+        Key("hosts", .list(.hostPattern), "Hosts the service claims: exact names or addresses, or `*.example.com`."),
+        Key("scheme", .choice(["https", "http"]), "The scheme the service is reached with.", default: "https"),
+        Key("authoriser", .string, "The name of an authoriser under `authorisers:`."),
+        Key("rate-limit", .mappingOrOff(rateLimit), "Merged over defaults.rate-limit key by key; `off` = unlimited."),
+        Key("retry", .mapping(retry), "Merged over defaults.retry key by key."),
+        Key("timeouts", .mapping(timeouts), "Merged over defaults.timeouts key by key."),
+        Key("fallbacks", .dictionary(keyShape: .hostPattern, value: .list(.hostAddress)), "Per exact host, addresses tried in order when it is unreachable."),
+        Key("tls", .mapping(tls), "TLS rules."),
+        Key("cache", .mappingOrOff(cache), "Response caching; absent or `off` = not cached."),
+    ], required: ["hosts"])
+
+    static let authoriser = Table(name: "an authoriser", keys: [
+        Key("plugin", .string, "The plugin type (static-bearer, oauth2-refresh, ...)."),
+        Key("settings", .settings, "The plugin's settings; strings may embed ${env:NAME} and ${file:path}."),
+        Key("timeout", .duration, "How long a request may wait for this authoriser.", default: "10s"),
+        Key("allow-plain-http", .boolean, "Whether credentials may be sent over plain http.", default: "false"),
+    ], required: ["plugin"])
+
+    static let root = Table(name: "the policy", keys: [
+        Key("version", .integer(minimum: 1), "The language version; must be 1."),
+        Key("include", .oneOrList(.string), "Files whose defaults, authorisers and services join this policy, relative to this file."),
+        Key("defaults", .mapping(defaults), "Values every service inherits."),
+        Key("authorisers", .dictionary(keyShape: nil, value: .mapping(authoriser)), "Named authoriser instances."),
+        Key("services", .dictionary(keyShape: nil, value: .mapping(service)), "Named services."),
+    ], required: ["version"])
+
+    /// Every table, for tests and docs.
+    static let allTables: [Table] = [root, defaults, timeouts, retry, backoff, budget, rateLimit, endpointLimit, authoriser, service, tls, cache]
+}

@@ -1,0 +1,114 @@
+import CourierCore
+
+/// One layer of settings (the built-in defaults, a file's `defaults:`, or a service's own keys) as leaves keyed
+/// by dotted key path (`retry.backoff.initial`), each with the location of the YAML node it came from.
+///
+/// Merging is then key by key for free: a higher layer's leaf replaces the lower one, lists replace rather than
+/// append (a list is one leaf), and nested mappings merge leaf by leaf. A *switch* leaf (`retry.budget`,
+/// `rate-limit`, `cache`) set to ``Value/off`` also drops every inherited leaf below it.
+struct PolicyLayer: Sendable {
+    enum Value: Sendable {
+        case int(Int)
+        case number(Double)
+        case duration(Duration)
+        /// `backoff.max: none`.
+        case unbounded
+        case bool(Bool)
+        case string(String)
+        case conditions([RetryPolicy.Condition])
+        case methods([HTTPMethod])
+        case jitter(BackoffPolicy.Jitter)
+        case limit(RateLimit)
+        case addresses([HostAddress])
+        case pins([TLSPolicy.Pin])
+        case tlsVersion(TLSPolicy.Version)
+        case scheme(ServicePolicy.Scheme)
+        case size(Int64)
+        /// A switchable section is present (its mapping form).
+        case on
+        /// A switchable section is switched off.
+        case off
+    }
+
+    struct Entry: Sendable {
+        var value: Value
+        var location: SourceLocation
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+
+    mutating func set(_ path: String, _ value: Value, at location: SourceLocation) {
+        entries[path] = Entry(value: value, location: location)
+    }
+
+    subscript(_ path: String) -> Entry? { entries[path] }
+
+    /// This layer laid over `base`.
+    func merged(over base: PolicyLayer) -> PolicyLayer {
+        var result = base
+        // Switches first, so an `off` here drops inherited leaves but not this layer's own.
+        for (path, entry) in entries where isSwitch(entry.value) {
+            if case .off = entry.value {
+                let prefix = path + "."
+                for key in result.entries.keys where key.hasPrefix(prefix) { result.entries[key] = nil }
+            }
+        }
+        for (path, entry) in entries { result.entries[path] = entry }
+        return result
+    }
+
+    /// Leaves under `prefix.` (e.g. the endpoint overrides), with the rest of the path.
+    func children(of prefix: String) -> [(name: String, entry: Entry)] {
+        let p = prefix + "."
+        return entries.compactMap { key, entry in
+            key.hasPrefix(p) ? (String(key.dropFirst(p.count)), entry) : nil
+        }.sorted { $0.name < $1.name }
+    }
+
+    /// Whether any leaf at or below one of `paths` is set in this layer.
+    func touches(_ paths: String...) -> Bool {
+        entries.keys.contains { key in paths.contains { key == $0 || key.hasPrefix($0 + ".") } }
+    }
+
+    private func isSwitch(_ value: Value) -> Bool {
+        switch value {
+        case .on, .off: return true
+        default: return false
+        }
+    }
+
+    // MARK: - Typed reads
+
+    func duration(_ path: String) -> Duration? {
+        if case .duration(let d)? = entries[path]?.value { return d }
+        return nil
+    }
+
+    func int(_ path: String) -> Int? {
+        if case .int(let v)? = entries[path]?.value { return v }
+        return nil
+    }
+
+    func number(_ path: String) -> Double? {
+        switch entries[path]?.value {
+        case .number(let v)?: return v
+        case .int(let v)?: return Double(v)
+        default: return nil
+        }
+    }
+
+    func bool(_ path: String) -> Bool? {
+        if case .bool(let v)? = entries[path]?.value { return v }
+        return nil
+    }
+
+    func string(_ path: String) -> String? {
+        if case .string(let v)? = entries[path]?.value { return v }
+        return nil
+    }
+
+    func isOff(_ path: String) -> Bool {
+        if case .off? = entries[path]?.value { return true }
+        return false
+    }
+}

@@ -1,0 +1,253 @@
+import Glibc
+import Synchronization
+
+/// One thread that waits for socket readiness (epoll), runs submitted work and fires timers.
+///
+/// Work and timers may be added from any thread. The loop only sleeps in `epoll_wait`, and only a submitter
+/// that finds it asleep pays for a wake-up (an eventfd write); work added from the loop thread itself or
+/// while the loop is busy costs a lock and an array append. Timers live in a heap; the earliest deadline
+/// becomes the `epoll_wait` timeout.
+///
+/// Loops are created and shut down by an ``EventLoopGroup``.
+public final class EventLoop: Sendable, CustomStringConvertible {
+    typealias Work = @Sendable () -> Void
+
+    private struct Registration {
+        var id: UInt32
+        var handler: any SelectableHandler
+    }
+
+    private enum Lifecycle {
+        case running
+        case shuttingDown
+        case shutDown
+    }
+
+    private struct State {
+        var work: [Work] = []
+        var timers = TimerHeap<Work>()
+        var registrations: [Int32: Registration] = [:]
+        var nextRegistrationID: UInt32 = 1
+        /// True while the loop thread is (about to be) inside `epoll_wait` with a non-zero timeout.
+        var sleeping = false
+        /// When the sleeping loop will wake by itself.
+        var sleepDeadline = MonotonicInstant.distantFuture
+        /// A wake-up was sent and not yet observed.
+        var wakeupPending = false
+        var lifecycle = Lifecycle.running
+    }
+
+    /// Position of this loop in its group.
+    public let index: Int
+    let selector: EpollSelector
+    private let state = Mutex(State())
+    private let threadID = Atomic<UInt>(0)
+
+    init(index: Int) throws(SystemCallError) {
+        self.index = index
+        self.selector = try EpollSelector()
+    }
+
+    // MARK: - Running work
+
+    /// True when called on this loop's thread.
+    public var inEventLoop: Bool {
+        let current = threadID.load(ordering: .relaxed)
+        return current != 0 && current == UInt(Syscall.currentThread())
+    }
+
+    /// Runs `work` on the loop thread soon. Work submitted after shut-down is dropped.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        let wake = state.withLock { state -> Bool in
+            guard case .running = state.lifecycle else { return false }
+            state.work.append(work)
+            return Self.claimWakeup(&state)
+        }
+        if wake { wakeUp() }
+    }
+
+    /// Runs `work` on the loop thread and returns its result.
+    ///
+    /// - Throws: ``EventLoopError/shutDown`` if the loop no longer runs work, or what `work` throws.
+    public func submit<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+            let accepted = state.withLock { state -> (accepted: Bool, wake: Bool) in
+                guard case .running = state.lifecycle else { return (false, false) }
+                state.work.append { continuation.resume(with: Result { try work() }) }
+                return (true, Self.claimWakeup(&state))
+            }
+            if !accepted.accepted { continuation.resume(throwing: EventLoopError.shutDown) }
+            if accepted.wake { wakeUp() }
+        }
+    }
+
+    /// Runs `work` on the loop thread at `deadline` (or soon after).
+    ///
+    /// - Returns: an id for ``cancelTimer(_:)``.
+    @discardableResult
+    public func scheduleTimer(at deadline: MonotonicInstant, _ work: @escaping @Sendable () -> Void) -> TimerID {
+        let (id, wake) = state.withLock { state -> (UInt64, Bool) in
+            guard case .running = state.lifecycle else { return (0, false) }
+            let id = state.timers.schedule(at: deadline, work)
+            if deadline < state.sleepDeadline {
+                return (id, Self.claimWakeup(&state))
+            }
+            return (id, false)
+        }
+        if wake { wakeUp() }
+        return TimerID(rawValue: id)
+    }
+
+    /// Runs `work` on the loop thread after `delay`.
+    @discardableResult
+    public func scheduleTimer(in delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
+        scheduleTimer(at: .now() + delay, work)
+    }
+
+    /// Cancels a timer that has not fired yet; the closure is released at once.
+    ///
+    /// - Returns: false when the timer already fired (or is firing) or was cancelled before.
+    @discardableResult
+    public func cancelTimer(_ id: TimerID) -> Bool {
+        state.withLock { $0.timers.cancel(id.rawValue) }
+    }
+
+    /// Decides, under the lock, whether the caller must write to the eventfd.
+    private static func claimWakeup(_ state: inout State) -> Bool {
+        guard state.sleeping, !state.wakeupPending else { return false }
+        state.wakeupPending = true
+        return true
+    }
+
+    private func wakeUp() {
+        do {
+            try selector.wakeup()
+        } catch {
+            preconditionFailure("cannot wake event loop \(index): \(error)")
+        }
+    }
+
+    // MARK: - Registrations
+
+    /// Registers `fd` for edge-triggered readiness events delivered to `handler` on this loop's thread.
+    ///
+    /// - Returns: the registration id, needed to deregister.
+    func register(fd: Int32, interest: SelectorInterest, handler: any SelectableHandler) throws -> UInt32 {
+        let id = try state.withLock { state throws -> UInt32 in
+            guard case .running = state.lifecycle else { throw EventLoopError.shutDown }
+            let id = state.nextRegistrationID
+            state.nextRegistrationID = id == UInt32.max ? 1 : id + 1
+            state.registrations[fd] = Registration(id: id, handler: handler)
+            return id
+        }
+        do {
+            try selector.register(fd: fd, id: id, interest: interest)
+        } catch {
+            state.withLock { state in
+                if state.registrations[fd]?.id == id { state.registrations[fd] = nil }
+            }
+            throw error
+        }
+        return id
+    }
+
+    /// Stops delivering events for registration `id` of `fd`. Call before closing the descriptor.
+    func deregister(fd: Int32, id: UInt32) {
+        let removed = state.withLock { state -> Bool in
+            guard state.registrations[fd]?.id == id else { return false }
+            state.registrations[fd] = nil
+            return true
+        }
+        guard removed else { return }
+        do {
+            try selector.deregister(fd: fd)
+        } catch {
+            // ENOENT/EPERM cannot happen for a descriptor we registered; nothing else is actionable here.
+        }
+    }
+
+    // MARK: - The loop
+
+    func start(name: String) throws(SystemCallError) -> pthread_t {
+        try Syscall.startThread(name: name) { [self] in
+            threadID.store(UInt(Syscall.currentThread()), ordering: .relaxed)
+            run()
+        }
+    }
+
+    private func run() {
+        var work: [Work] = []
+        work.reserveCapacity(64)
+        var expired: [Work] = []
+        while true {
+            // Decide how long to sleep, or stop.
+            let decision = state.withLock { state -> (stop: Bool, timeout: Duration?) in
+                if case .shuttingDown = state.lifecycle, state.work.isEmpty { return (true, nil) }
+                if !state.work.isEmpty {
+                    state.sleeping = false
+                    return (false, .zero)
+                }
+                let deadline = state.timers.earliestDeadline()
+                state.sleeping = true
+                state.sleepDeadline = deadline ?? .distantFuture
+                return (false, deadline.map { $0 - .now() })
+            }
+            if decision.stop { break }
+
+            do {
+                try selector.wait(timeout: decision.timeout) { event in
+                    let handler = state.withLock { state -> (any SelectableHandler)? in
+                        guard let registration = state.registrations[event.fd],
+                            registration.id == event.registrationID
+                        else { return nil }
+                        return registration.handler
+                    }
+                    handler?.selectorReady(event.events)
+                }
+            } catch {
+                preconditionFailure("event loop \(index): \(error)")
+            }
+
+            // Timers, then submitted work.
+            let now = MonotonicInstant.now()
+            state.withLock { state in
+                state.sleeping = false
+                state.wakeupPending = false
+                state.sleepDeadline = .distantFuture
+                state.timers.popExpired(now: now, into: &expired)
+                swap(&work, &state.work)
+            }
+            for action in expired { action() }
+            expired.removeAll(keepingCapacity: true)
+            for action in work { action() }
+            work.removeAll(keepingCapacity: true)
+        }
+
+        // Shut down: tell whoever is still registered, then drop the timers.
+        let leftovers = state.withLock { state -> [any SelectableHandler] in
+            let handlers = state.registrations.values.map(\.handler)
+            state.timers.removeAll()
+            return handlers
+        }
+        for handler in leftovers { handler.eventLoopDidShutDown() }
+        state.withLock { state in
+            state.lifecycle = .shutDown
+            state.registrations.removeAll()
+            state.work.removeAll()
+        }
+        selector.close()
+    }
+
+    /// Asks the loop to finish the work already submitted and stop.
+    func initiateShutdown() {
+        let wake = state.withLock { state -> Bool in
+            guard case .running = state.lifecycle else { return false }
+            state.lifecycle = .shuttingDown
+            state.wakeupPending = true
+            return true
+        }
+        if wake { wakeUp() }
+    }
+
+    public var description: String { "EventLoop(\(index))" }
+}

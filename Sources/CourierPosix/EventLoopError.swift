@@ -1,0 +1,17 @@
+/// An ``EventLoop`` could not take the work it was given.
+public struct EventLoopError: Error, Hashable, Sendable, CustomStringConvertible {
+    private enum Code: Hashable, Sendable {
+        case shutDown
+    }
+
+    private let code: Code
+
+    /// The loop has been shut down and runs nothing more.
+    public static let shutDown = EventLoopError(code: .shutDown)
+
+    public var description: String {
+        switch code {
+        case .shutDown: "the event loop has been shut down"
+        }
+    }
+}

@@ -1,0 +1,359 @@
+import Glibc
+import Synchronization
+
+/// The readiness core under ``TCPConnection`` and ``TCPListener``: one non-blocking descriptor registered
+/// once (edge-triggered, read and write) with one ``EventLoop``.
+///
+/// Operations run on the *caller's* thread: `perform` tries the system call at once and parks the task on a
+/// continuation only when the call would block; the loop thread then just resumes it, and the caller
+/// retries. Lost wake-ups are impossible because each direction has an epoch that the loop bumps on every
+/// readiness edge: the caller notes the epoch before the call and, if it changed by the time it parks,
+/// retries instead of sleeping.
+///
+/// Closing is safe from any thread at any time. While another thread is inside a system call on the
+/// descriptor (`users > 0`), the `close(2)` is deferred to whoever leaves last, so a descriptor number is
+/// never closed under a running call (where the kernel could hand the number to someone else).
+final class IOChannel: SelectableHandler {
+    enum Direction {
+        case read
+        case write
+
+        var operationName: String { self == .read ? "read" : "write" }
+    }
+
+    /// Who waits for readiness in one direction.
+    private enum Waiter {
+        case none
+        /// A parked task; `timeout` (with its `deadline`) fails it when no readiness arrives in time.
+        case task(UnsafeContinuation<Void, any Error>, deadline: MonotonicInstant, timeout: Duration?)
+        /// A callback (used by the connector while a connect is in flight).
+        case callback(@Sendable (Result<Void, any Error>) -> Void)
+
+        var deadline: MonotonicInstant {
+            if case .task(_, let deadline, _) = self { return deadline }
+            return .distantFuture
+        }
+
+        func resume(_ result: Result<Void, any Error>) {
+            switch self {
+            case .none: break
+            case .task(let continuation, _, _): continuation.resume(with: result)
+            case .callback(let callback): callback(result)
+            }
+        }
+    }
+
+    private struct State {
+        var registrationID: UInt32 = 0
+        var readEpoch: UInt64 = 0
+        var writeEpoch: UInt64 = 0
+        var reader = Waiter.none
+        var writer = Waiter.none
+        var readBusy = false
+        var writeBusy = false
+        /// Threads inside a system call on the descriptor right now.
+        var users = 0
+        var open = true
+        /// Closed while `users > 0`: the last user closes the descriptor.
+        var closeDeferred = false
+        /// What waiters (and a caller caught mid-call) are told about the close.
+        var closeReason: any Error = ConnectionError.closed
+        var timerArmed = false
+        /// Times a task parked; tests use it to prove a write really waited for EPOLLOUT.
+        var parkCount = 0
+
+        func epoch(_ direction: Direction) -> UInt64 { direction == .read ? readEpoch : writeEpoch }
+    }
+
+    /// Work to do after the lock is released.
+    private struct CloseWork {
+        var reader = Waiter.none
+        var writer = Waiter.none
+        var reason: any Error = ConnectionError.closed
+        var closeDescriptor = false
+    }
+
+    let fd: Int32
+    let loop: EventLoop
+    private let descriptor: FileDescriptor
+    private let state = Mutex(State())
+
+    private init(descriptor: FileDescriptor, loop: EventLoop) {
+        self.fd = descriptor.rawValue
+        self.descriptor = descriptor
+        self.loop = loop
+    }
+
+    /// Registers `descriptor` with `loop`. On failure the descriptor is closed.
+    static func register(
+        _ descriptor: FileDescriptor,
+        on loop: EventLoop,
+        interest: SelectorInterest
+    ) throws -> IOChannel {
+        let channel = IOChannel(descriptor: descriptor, loop: loop)
+        do {
+            let id = try loop.register(fd: descriptor.rawValue, interest: interest, handler: channel)
+            channel.state.withLock { $0.registrationID = id }
+        } catch {
+            channel.state.withLock { $0.open = false }
+            descriptor.close()
+            throw error
+        }
+        return channel
+    }
+
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Number of times a task parked waiting for readiness.
+    var parkCount: Int { state.withLock { $0.parkCount } }
+
+    func currentEpoch(_ direction: Direction) -> UInt64 {
+        state.withLock { $0.epoch(direction) }
+    }
+
+    // MARK: - Operations
+
+    /// Runs `operation` until it does not block, parking on the loop in between.
+    ///
+    /// Any error closes the channel: the operation's own ``SystemCallError``, a timeout (`timeout` with no
+    /// readiness), cancellation of the waiting task (`CancellationError`), or a concurrent close.
+    func perform<T>(
+        _ direction: Direction,
+        timeout: Duration?,
+        _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
+    ) async throws -> T {
+        var epoch = try enter(direction)
+        while true {
+            let result: IOResult<T>
+            do {
+                result = try operation(fd)
+            } catch {
+                leave(direction, failure: error)
+                throw error
+            }
+            if case .processed(let value) = result {
+                leave(direction, failure: nil)
+                return value
+            }
+            do {
+                epoch = try await park(direction, since: epoch, timeout: timeout)
+            } catch {
+                state.withLock { state in
+                    if direction == .read { state.readBusy = false } else { state.writeBusy = false }
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` with the descriptor if the channel is open, keeping a close from racing with it.
+    func withDescriptor<R>(_ body: (Int32) throws -> R) rethrows -> R? {
+        let entered = state.withLock { state -> Bool in
+            guard state.open else { return false }
+            state.users += 1
+            return true
+        }
+        guard entered else { return nil }
+        defer { releaseUser() }
+        return try body(fd)
+    }
+
+    private func enter(_ direction: Direction) throws -> UInt64 {
+        try state.withLock { state throws -> UInt64 in
+            guard state.open else { throw ConnectionError.closed }
+            if direction == .read {
+                guard !state.readBusy else { throw ConnectionError.concurrentOperation("read") }
+                state.readBusy = true
+            } else {
+                guard !state.writeBusy else { throw ConnectionError.concurrentOperation("write") }
+                state.writeBusy = true
+            }
+            state.users += 1
+            return state.epoch(direction)
+        }
+    }
+
+    private func leave(_ direction: Direction, failure: (any Error)?) {
+        var work: CloseWork?
+        state.withLock { state in
+            if direction == .read { state.readBusy = false } else { state.writeBusy = false }
+            state.users -= 1
+            if let failure, state.open {
+                work = Self.beginClose(&state, reason: failure)
+            } else if state.closeDeferred && state.users == 0 {
+                state.closeDeferred = false
+                work = CloseWork(closeDescriptor: true)
+            }
+        }
+        if let work { finishClose(work) }
+    }
+
+    private func releaseUser() {
+        let closeNow = state.withLock { state -> Bool in
+            state.users -= 1
+            guard state.closeDeferred && state.users == 0 else { return false }
+            state.closeDeferred = false
+            return true
+        }
+        if closeNow { finishClose(CloseWork(closeDescriptor: true)) }
+    }
+
+    private enum ParkOutcome {
+        case parked
+        case parkedArmTimer(MonotonicInstant)
+        case retry
+        case failed(any Error, CloseWork?)
+    }
+
+    /// Parks the task until `direction` becomes ready again; returns the epoch to retry with.
+    private func park(_ direction: Direction, since epoch: UInt64, timeout: Duration?) async throws -> UInt64 {
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> ParkOutcome in
+                    state.users -= 1
+                    guard state.open else {
+                        var work: CloseWork?
+                        if state.closeDeferred && state.users == 0 {
+                            state.closeDeferred = false
+                            work = CloseWork(closeDescriptor: true)
+                        }
+                        return .failed(state.closeReason, work)
+                    }
+                    if Task.isCancelled {
+                        let work = Self.beginClose(&state, reason: CancellationError())
+                        return .failed(CancellationError(), work)
+                    }
+                    if state.epoch(direction) != epoch { return .retry }
+                    let deadline = timeout.map { MonotonicInstant.now() + $0 } ?? .distantFuture
+                    let waiter = Waiter.task(continuation, deadline: deadline, timeout: timeout)
+                    if direction == .read { state.reader = waiter } else { state.writer = waiter }
+                    state.parkCount += 1
+                    if timeout != nil && !state.timerArmed {
+                        state.timerArmed = true
+                        return .parkedArmTimer(deadline)
+                    }
+                    return .parked
+                }
+                switch outcome {
+                case .parked:
+                    break
+                case .parkedArmTimer(let deadline):
+                    armTimer(at: deadline)
+                case .retry:
+                    continuation.resume()
+                case .failed(let error, let work):
+                    if let work { finishClose(work) }
+                    continuation.resume(throwing: error)
+                }
+            }
+            return try state.withLock { state throws -> UInt64 in
+                guard state.open else { throw state.closeReason }
+                state.users += 1
+                return state.epoch(direction)
+            }
+        } onCancel: {
+            close(reason: CancellationError())
+        }
+    }
+
+    /// Waits for the descriptor to become writable (a non-blocking connect finishing) without a task.
+    ///
+    /// - Returns: false when the write epoch already moved past `epoch` or the channel is closed; `callback`
+    ///   is then not stored (and never called) and the caller checks the descriptor itself.
+    func awaitWritable(since epoch: UInt64, _ callback: @escaping @Sendable (Result<Void, any Error>) -> Void) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.open, state.writeEpoch == epoch else { return false }
+            state.writer = .callback(callback)
+            return true
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Closes the channel (once); waiters are resumed with `reason`.
+    func close(reason: any Error = ConnectionError.closed) {
+        let work = state.withLock { state -> CloseWork? in
+            guard state.open else { return nil }
+            return Self.beginClose(&state, reason: reason)
+        }
+        if let work { finishClose(work) }
+    }
+
+    private static func beginClose(_ state: inout State, reason: any Error) -> CloseWork {
+        state.open = false
+        state.closeReason = reason
+        var work = CloseWork(reason: reason)
+        swap(&work.reader, &state.reader)
+        swap(&work.writer, &state.writer)
+        if state.users == 0 {
+            work.closeDescriptor = true
+        } else {
+            state.closeDeferred = true
+        }
+        return work
+    }
+
+    private func finishClose(_ work: CloseWork) {
+        if work.closeDescriptor {
+            let id = state.withLock { $0.registrationID }
+            loop.deregister(fd: fd, id: id)
+            descriptor.close()
+        }
+        work.reader.resume(.failure(work.reason))
+        work.writer.resume(.failure(work.reason))
+    }
+
+    // MARK: - Loop callbacks
+
+    func selectorReady(_ events: SelectorEvents) {
+        var reader = Waiter.none
+        var writer = Waiter.none
+        state.withLock { state in
+            if !events.isDisjoint(with: [.readable, .readHangup, .error]) {
+                state.readEpoch &+= 1
+                swap(&reader, &state.reader)
+            }
+            if !events.isDisjoint(with: [.writable, .error]) {
+                state.writeEpoch &+= 1
+                swap(&writer, &state.writer)
+            }
+        }
+        reader.resume(.success(()))
+        writer.resume(.success(()))
+    }
+
+    func eventLoopDidShutDown() {
+        close(reason: ConnectionError.closed)
+    }
+
+    // MARK: - Idle timer
+
+    private func armTimer(at deadline: MonotonicInstant) {
+        loop.scheduleTimer(at: deadline) { [weak self] in self?.timerFired() }
+    }
+
+    /// One timer per channel at most: when it fires it fails the waiters that are due and re-arms for the
+    /// earliest remaining deadline, so parking with a timeout costs no timer work in the common case.
+    private func timerFired() {
+        let now = MonotonicInstant.now()
+        var work: CloseWork?
+        var rearm: MonotonicInstant?
+        state.withLock { state in
+            state.timerArmed = false
+            guard state.open else { return }
+            if state.reader.deadline <= now, case .task(_, _, let timeout?) = state.reader {
+                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout))
+            } else if state.writer.deadline <= now, case .task(_, _, let timeout?) = state.writer {
+                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout))
+            } else {
+                let next = min(state.reader.deadline, state.writer.deadline)
+                if next != .distantFuture {
+                    state.timerArmed = true
+                    rearm = next
+                }
+            }
+        }
+        if let work { finishClose(work) }
+        if let rearm { armTimer(at: rearm) }
+    }
+}

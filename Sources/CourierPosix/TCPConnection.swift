@@ -1,0 +1,245 @@
+import CCourierPosix
+import Glibc
+
+/// A connected, non-blocking TCP socket with async reads and writes.
+///
+/// Reads and writes try the system call directly on the calling thread and park on the event loop only when
+/// the socket would block, so a read that finds data waiting, or a write the kernel buffers at once, costs
+/// one system call and no thread hop.
+///
+/// One read and one write may run at the same time (from different tasks); a second concurrent read (or
+/// write) fails with ``ConnectionError/Kind-swift.enum/concurrentOperation``. **Any error thrown by a read or
+/// write closes the connection**: a system-call error, a timeout, cancellation of the waiting task
+/// (`CancellationError`), or a concurrent ``close()``. Calling ``close()`` again is harmless.
+public final class TCPConnection: Sendable, CustomStringConvertible {
+    let channel: IOChannel
+    /// The local end, e.g. `127.0.0.1:50312`.
+    public let localAddress: SocketAddress
+    /// The peer, e.g. `127.0.0.1:8080`.
+    public let remoteAddress: SocketAddress
+
+    /// Wraps a connected channel. Sets `TCP_NODELAY`: HTTP writes whole messages, so Nagle only adds latency.
+    init(channel: IOChannel, remoteAddress: SocketAddress?) throws {
+        self.channel = channel
+        do {
+            let addresses = try channel.withDescriptor { fd throws -> (SocketAddress?, SocketAddress?) in
+                try Syscall.setIntOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+                let local = try Syscall.localAddress(fd)
+                let remote = try remoteAddress ?? Syscall.remoteAddress(fd)
+                return (local, remote)
+            }
+            guard let addresses, let local = addresses.0, let remote = addresses.1 else {
+                throw ConnectionError.closed
+            }
+            self.localAddress = local
+            self.remoteAddress = remote
+        } catch {
+            channel.close(reason: error)
+            throw error
+        }
+    }
+
+    /// The loop that delivers this connection's readiness events and timers.
+    public var eventLoop: EventLoop { channel.loop }
+
+    /// False once ``close()`` ran or an error closed the connection.
+    public var isOpen: Bool { channel.isOpen }
+
+    // MARK: - Connecting
+
+    /// Connects to the first address that answers, racing them with Happy Eyeballs (RFC 8305): IPv6 and IPv4
+    /// interleaved with IPv6 first, the next attempt started 250 ms after the previous one or as soon as it
+    /// fails; the first to connect wins and the others are closed.
+    ///
+    /// - Parameters:
+    ///   - addresses: candidates, e.g. from ``Resolver/resolve(host:port:)``.
+    ///   - timeout: for the whole race.
+    ///   - loop: the loop the connection will use.
+    /// - Throws: ``ConnectionError`` (`connectFailed` listing each address's failure, `connectTimeout`,
+    ///   `noAddresses`) or `CancellationError`; nothing is left open.
+    public static func connect(
+        to addresses: [SocketAddress],
+        timeout: Duration = .seconds(10),
+        on loop: EventLoop
+    ) async throws -> TCPConnection {
+        let connector = HappyEyeballsConnector(addresses: addresses, timeout: timeout, loop: loop)
+        return try await connector.connect()
+    }
+
+    /// Connects to one address.
+    public static func connect(
+        to address: SocketAddress,
+        timeout: Duration = .seconds(10),
+        on loop: EventLoop
+    ) async throws -> TCPConnection {
+        try await connect(to: [address], timeout: timeout, on: loop)
+    }
+
+    /// Resolves `host` (an IP literal is used as is) and connects with ``connect(to:timeout:on:)-(SocketAddress...)``.
+    ///
+    /// `timeout` bounds the TCP part; the lookup is bounded by the system resolver's own timeouts, and
+    /// whatever time it used is deducted from `timeout`.
+    ///
+    /// - Throws: ``ResolveError``, ``ConnectionError`` or `CancellationError`.
+    public static func connect(
+        host: String,
+        port: Int,
+        timeout: Duration = .seconds(10),
+        resolver: Resolver = .shared,
+        on loop: EventLoop
+    ) async throws -> TCPConnection {
+        let start = MonotonicInstant.now()
+        let addresses = try await resolver.resolve(host: host, port: port)
+        let remaining = timeout - (MonotonicInstant.now() - start)
+        return try await connect(to: addresses, timeout: max(remaining, .zero), on: loop)
+    }
+
+    // MARK: - Reading
+
+    /// Reads up to `maxBytes` bytes, waiting until at least one is available.
+    ///
+    /// - Parameters:
+    ///   - maxBytes: upper bound for one call (at least 1).
+    ///   - timeout: longest wait for the first byte; nil waits forever. On expiry the connection is closed
+    ///     and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown.
+    /// - Returns: the bytes read; empty at end of file (the peer closed its side).
+    public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
+        precondition(maxBytes > 0, "maxBytes must be positive")
+        if maxBytes <= 16 * 1024 {
+            return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+                var outcome: Result<IOResult<[UInt8]>, SystemCallError> = .success(.wouldBlock)
+                withUnsafeTemporaryAllocation(byteCount: maxBytes, alignment: 1) { buffer in
+                    outcome = Result { () throws(SystemCallError) -> IOResult<[UInt8]> in
+                        switch try Syscall.recv(fd, into: buffer) {
+                        case .wouldBlock: return .wouldBlock
+                        case .processed(let count): return .processed(Array(buffer[0..<count]))
+                        }
+                    }
+                }
+                return try outcome.get()
+            }
+        }
+        return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+            var failure: SystemCallError?
+            var wouldBlock = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
+                do throws(SystemCallError) {
+                    switch try Syscall.recv(fd, into: UnsafeMutableRawBufferPointer(buffer)) {
+                    case .wouldBlock: wouldBlock = true
+                    case .processed(let count): initialized = count
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            return wouldBlock ? .wouldBlock : .processed(bytes)
+        }
+    }
+
+    /// Reads into `buffer`, waiting until at least one byte is available.
+    ///
+    /// The buffer must stay valid until the call returns. - Returns: the number of bytes read; 0 at end of
+    /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
+        precondition(buffer.count > 0, "the buffer must not be empty")
+        return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) in
+            try Syscall.recv(fd, into: buffer)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes all of `bytes`, waiting for buffer space (EPOLLOUT) only when the socket would block.
+    ///
+    /// - Parameter timeout: longest wait for buffer space; nil waits forever. On expiry the connection is
+    ///   closed and ``ConnectionError/Kind-swift.enum/writeTimeout`` is thrown.
+    public func write(_ bytes: [UInt8], timeout: Duration? = nil) async throws {
+        try await write(bytes[...], timeout: timeout)
+    }
+
+    /// Writes all of `bytes`; see ``write(_:timeout:)-([UInt8],_)``.
+    public func write(_ bytes: ArraySlice<UInt8>, timeout: Duration? = nil) async throws {
+        guard !bytes.isEmpty else { return }
+        var offset = 0
+        try await channel.perform(.write, timeout: timeout) { fd throws(SystemCallError) -> IOResult<Void> in
+            while offset < bytes.count {
+                var sent: Result<IOResult<Int>, SystemCallError> = .success(.wouldBlock)
+                bytes.withUnsafeBytes { raw in
+                    sent = Result { () throws(SystemCallError) in
+                        try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                    }
+                }
+                switch try sent.get() {
+                case .wouldBlock: return .wouldBlock
+                case .processed(let count): offset += count
+                }
+            }
+            return .processed(())
+        }
+    }
+
+    // MARK: - State
+
+    /// True when the peer closed or reset the connection (or it is closed locally), checked without
+    /// blocking and without consuming data (`recv` with `MSG_PEEK | MSG_DONTWAIT`).
+    ///
+    /// A connection pool calls it before reusing an idle connection. Unread bytes waiting on an idle
+    /// connection do not count as closed; see ``hasPendingInput()``.
+    public func isClosedByPeer() -> Bool {
+        peek() == .closed
+    }
+
+    /// True when bytes are waiting to be read (on an idle HTTP connection that means the server sent
+    /// something unsolicited, and the connection should not be reused).
+    public func hasPendingInput() -> Bool {
+        peek() == .pendingInput
+    }
+
+    private enum PeekResult { case open, pendingInput, closed }
+
+    private func peek() -> PeekResult {
+        let result = channel.withDescriptor { fd -> PeekResult in
+            var byte: UInt8 = 0
+            do {
+                let outcome = try withUnsafeMutableBytes(of: &byte) {
+                    try Syscall.recv(fd, into: $0, flags: Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+                }
+                switch outcome {
+                case .wouldBlock: return .open
+                case .processed(0): return .closed
+                case .processed: return .pendingInput
+                }
+            } catch {
+                return .closed
+            }
+        }
+        return result ?? .closed
+    }
+
+    /// Closes the socket now. Parked reads and writes resume with ``ConnectionError/closed``.
+    public func close() {
+        channel.close()
+    }
+
+    /// Times a read or write parked waiting for readiness (for tests and diagnostics).
+    var parkCount: Int { channel.parkCount }
+
+    /// Sets `SO_SNDBUF` (tests use a small buffer to force writes to wait for EPOLLOUT).
+    func setSendBufferSize(_ bytes: Int32) throws {
+        try channel.withDescriptor { fd in
+            try Syscall.setIntOption(fd, level: SOL_SOCKET, name: SO_SNDBUF, value: bytes)
+        }
+    }
+
+    /// Sets `SO_RCVBUF`.
+    func setReceiveBufferSize(_ bytes: Int32) throws {
+        try channel.withDescriptor { fd in
+            try Syscall.setIntOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: bytes)
+        }
+    }
+
+    public var description: String {
+        "TCPConnection(\(localAddress) -> \(remoteAddress)\(isOpen ? "" : ", closed"))"
+    }
+}

@@ -1,0 +1,18 @@
+import CourierPosix
+
+/// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection today, a TLS session over one when
+/// TLS lands. Everything above this protocol (pool, codec, client) is the same for both.
+public protocol ByteStream: AnyObject, Sendable {
+    /// Reads up to `maxBytes`; empty at end of stream. Throws on timeout (closing the stream) or failure.
+    func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8]
+    /// Writes all of `bytes`. Throws on timeout (closing the stream) or failure.
+    func write(_ bytes: [UInt8], timeout: Duration?) async throws
+    /// Whether the peer closed the stream while it was idle (checked without blocking or consuming data).
+    func isClosedByPeer() -> Bool
+    /// Whether unread bytes are waiting (on an idle HTTP/1.1 connection: unsolicited data, not reusable).
+    func hasPendingInput() -> Bool
+    /// Closes now; pending reads and writes fail.
+    func close()
+}
+
+extension TCPConnection: ByteStream {}

@@ -1,0 +1,253 @@
+import CourierCore
+import CourierHTTP1
+import CourierPosix
+
+/// Courier's HTTP/1.1 client over its own non-blocking sockets.
+///
+/// - A pool of kept-alive connections per origin (and connect address), with a per-host limit and FIFO
+///   fairness; idle connections close after ``HTTPClientConfiguration/idleTimeout``.
+/// - A request that fails on a reused connection before any response byte (the server closed it while idle) is
+///   retried once on a fresh connection when its method is idempotent.
+/// - Connect, idle-read and total timeouts; the total deadline covers redirects and the body.
+/// - Redirects (301/302/303/307/308) per RFC 9110, up to a limit; credentials are dropped on a cross-origin hop.
+/// - gzip and deflate decoding with a decoded-size limit; `Accept-Encoding` sent by default.
+/// - Every failure is a ``CourierError`` whose `kind` says what went wrong.
+public final class HTTPClient: Sendable {
+    public let configuration: HTTPClientConfiguration
+    let pool: ConnectionPool
+
+    public init(
+        configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+        eventLoopGroup: EventLoopGroup = .shared,
+        resolver: Resolver = .shared
+    ) {
+        self.configuration = configuration
+        self.pool = ConnectionPool(configuration: configuration, loops: eventLoopGroup, resolver: resolver)
+    }
+
+    /// Sends a request and reads the whole body (up to ``HTTPClientConfiguration/maxBodyBytes``).
+    public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
+        let response = try await stream(request)
+        var body: [UInt8] = []
+        do {
+            while let chunk = try await response.body.nextChunk() {
+                guard body.count + chunk.count <= configuration.maxBodyBytes else {
+                    response.body.cancel()
+                    throw CourierError(
+                        .bodyTooLarge, "the body is larger than \(configuration.maxBodyBytes) bytes",
+                        url: response.url.description
+                    )
+                }
+                if body.isEmpty { body = Array(chunk) } else { body.append(contentsOf: chunk) }
+            }
+        } catch let error as CourierError {
+            throw error
+        } catch {
+            throw CourierError(.protocol, "reading the body failed", url: response.url.description, cause: error)
+        }
+        return HTTPResponse(
+            head: response.head, body: body, trailers: response.body.trailers, url: response.url,
+            metrics: response.body.metrics
+        )
+    }
+
+    /// Sends a request and returns as soon as the response head arrives; the body is read from
+    /// ``StreamingResponse/body`` as the caller consumes it (backpressure: nothing is read ahead).
+    public func stream(_ request: HTTPRequest) async throws(CourierError) -> StreamingResponse {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let timeouts = request.timeouts ?? configuration.timeouts
+        let deadline = start + timeouts.total
+        // Refuse header injection and bad methods before any connection is made.
+        if let bad = request.headers.firstInvalidField {
+            throw CourierError(
+                .policy, "the header '\(bad.name)' has an invalid name or a CR, LF or NUL in its value; nothing was sent",
+                url: request.url.description
+            )
+        }
+        guard request.method.isValidToken else {
+            throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
+        }
+        var current = request
+        var metrics = RequestMetrics()
+        let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
+        do {
+            while true {
+                let (connection, head) = try await attempt(current, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
+                if maxRedirects > 0, RedirectRule.redirectStatuses.contains(head.status),
+                    let redirect = try RedirectRule.next(
+                        status: head.status, method: current.method, url: current.url, location: head.headers["location"]
+                    )
+                {
+                    guard metrics.redirects < maxRedirects else {
+                        connection.abandon()
+                        pool.release(connection, reusable: false)
+                        throw CourierError(
+                            .tooManyRedirects, "more than \(maxRedirects) redirects", url: current.url.description
+                        )
+                    }
+                    try await drain(connection, deadline: deadline, idle: timeouts.idle, metrics: &metrics)
+                    metrics.redirects += 1
+                    var next = current
+                    next.method = redirect.method
+                    next.url = redirect.url
+                    next.headers = redirect.headers(from: current.headers)
+                    if next.connectTo != nil && redirect.isCrossOrigin { next.connectTo = nil }
+                    if redirect.keepsBody {
+                        guard current.body.isReplayable else {
+                            throw CourierError(
+                                .policy, "a \(head.status) redirect asks to resend a streamed body, which cannot be replayed",
+                                url: current.url.description
+                            )
+                        }
+                    } else {
+                        next.body = .none
+                    }
+                    current = next
+                    continue
+                }
+                let decoder = try makeDecoder(for: head, request: current)
+                let reader = ResponseBodyReader(
+                    connection: connection, pool: pool, decoder: decoder, deadline: deadline, idle: timeouts.idle,
+                    metrics: metrics, start: start, url: current.url
+                )
+                return StreamingResponse(head: head, url: current.url, body: reader)
+            }
+        } catch {
+            throw CourierError.from(error, url: current.url.description, deadline: deadline, timeouts: timeouts)
+        }
+    }
+
+    /// Closes idle connections and fails waiting requests. Requests in flight finish.
+    public func shutdown() {
+        pool.shutdown()
+    }
+
+    /// Open connections (idle and in use), for tests and metrics.
+    public var openConnectionCount: Int { pool.openConnectionCount }
+
+    // MARK: - One hop
+
+    /// Leases a connection, sends the request and reads the response head. Retries once on a fresh connection
+    /// when a reused one turns out to have been closed by the server before answering.
+    private func attempt(
+        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: ContinuousClock.Instant,
+        start: ContinuousClock.Instant, metrics: inout RequestMetrics
+    ) async throws -> (HTTP1Connection, HTTPResponseHead) {
+        let key = PoolKey(
+            scheme: request.url.scheme, host: request.url.host, port: request.url.port,
+            connectHost: request.connectTo?.host ?? request.url.host,
+            connectPort: request.connectTo?.port ?? request.url.port
+        )
+        var head = HTTPRequestHead(method: request.method, url: request.url, headers: request.headers)
+        if request.decompress && !head.headers.contains("accept-encoding") {
+            head.headers.add(name: "Accept-Encoding", value: ContentCoding.acceptEncoding)
+        }
+        if let agent = configuration.userAgent, !head.headers.contains("user-agent") {
+            head.headers.add(name: "User-Agent", value: agent)
+        }
+        metrics.attempts = 0
+        for attemptNumber in 1...2 {
+            metrics.attempts = attemptNumber
+            let connectTimeout = min(timeouts.connect, remaining(until: deadline))
+            guard connectTimeout > .zero else { throw TotalDeadline() }
+            let connection = try await pool.lease(key, connectTimeout: connectTimeout)
+            if let setup = connection.setup {
+                metrics.dns = (metrics.dns ?? .zero) + (setup.dns ?? .zero)
+                metrics.connect = (metrics.connect ?? .zero) + (setup.connect ?? .zero)
+                if let tls = setup.tls { metrics.tls = (metrics.tls ?? .zero) + tls }
+                connection.setup = nil
+            }
+            metrics.reusedConnection = connection.wasReused
+            do {
+                try await connection.send(
+                    head: head, hostHeader: request.url.hostHeader, body: request.body,
+                    timeout: { try self.boundedTimeout(timeouts.idle, deadline: deadline) }
+                )
+                while true {
+                    let event = try await connection.nextEvent(timeout: { try self.boundedTimeout(timeouts.idle, deadline: deadline) })
+                    if case .head(let responseHead) = event {
+                        metrics.bytesSent += connection.bytesSent
+                        if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
+                        return (connection, responseHead)
+                    }
+                }
+            } catch {
+                metrics.bytesSent += connection.bytesSent
+                metrics.bytesReceived += connection.bytesReceived
+                let failure = connection.fail(HTTP1ConnectionStateMachine.FailureCause(error))
+                pool.release(connection, reusable: false)
+                if attemptNumber == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable,
+                    !Task.isCancelled
+                {
+                    pool.closeIdle(key)
+                    continue
+                }
+                throw error
+            }
+        }
+        preconditionFailure("unreachable: the second attempt returns or throws")
+    }
+
+    /// Reads a redirect's body to its end so the connection can be reused (closing it if the body is large).
+    private func drain(
+        _ connection: HTTP1Connection, deadline: ContinuousClock.Instant, idle: Duration, metrics: inout RequestMetrics
+    ) async throws {
+        var drained = 0
+        do {
+            while true {
+                let event = try await connection.nextEvent(timeout: { try self.boundedTimeout(idle, deadline: deadline) })
+                if case .body(let bytes) = event {
+                    drained += bytes.count
+                    if drained > 64 * 1024 {
+                        connection.abandon()
+                        metrics.bytesReceived += connection.bytesReceived
+                        pool.release(connection, reusable: false)
+                        return
+                    }
+                }
+                if case .end = event { break }
+            }
+        } catch {
+            metrics.bytesReceived += connection.bytesReceived
+            _ = connection.fail(.init(error))
+            pool.release(connection, reusable: false)
+            throw error
+        }
+        metrics.bytesReceived += connection.bytesReceived
+        pool.release(connection, reusable: connection.reusable)
+    }
+
+    private func makeDecoder(for head: HTTPResponseHead, request: HTTPRequest) throws -> ContentDecoder? {
+        guard request.decompress, request.method != .head, let value = head.headers["content-encoding"] else { return nil }
+        let tokens = value.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty && $0.lowercased() != "identity" }
+        guard tokens.count == 1, let coding = ContentCoding(token: tokens[0]) else { return nil }
+        return try ContentDecoder(coding: coding, maxDecodedBytes: configuration.maxDecodedBytes)
+    }
+
+    func boundedTimeout(_ idle: Duration, deadline: ContinuousClock.Instant) throws -> Duration {
+        let left = remaining(until: deadline)
+        guard left > .zero else { throw TotalDeadline() }
+        return min(idle, left)
+    }
+}
+
+func remaining(until deadline: ContinuousClock.Instant) -> Duration {
+    deadline - ContinuousClock.now
+}
+
+/// The request's total deadline passed.
+struct TotalDeadline: Error {}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+}

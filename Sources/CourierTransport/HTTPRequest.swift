@@ -1,0 +1,54 @@
+import CourierCore
+
+/// One HTTP request for ``HTTPClient``.
+public struct HTTPRequest: Sendable {
+    /// The request's body.
+    public enum Body: Sendable {
+        case none
+        /// A body of known length, sent with `Content-Length`; it can be sent again for a retry or redirect.
+        case bytes([UInt8])
+        /// A streamed body of unknown length, sent chunked. It can be sent only once: a 307/308 redirect or a
+        /// retry of such a request fails instead of sending a partial body.
+        case stream(AsyncThrowingStream<[UInt8], any Error>)
+
+        var isReplayable: Bool {
+            if case .stream = self { return false }
+            return true
+        }
+    }
+
+    public var method: HTTPMethod
+    public var url: HTTPURL
+    /// Header fields; `Host`, `Content-Length`, `Transfer-Encoding` are written by the client.
+    public var headers: HTTPHeaders
+    public var body: Body
+    /// Overrides the client's timeouts for this request.
+    public var timeouts: TimeoutPolicy?
+    /// Overrides the client's redirect limit (0 = do not follow redirects).
+    public var maxRedirects: Int?
+    /// Connect to this address instead of the URL's host, keeping the `Host` header (and later the TLS server
+    /// name) of the URL: curl's `--connect-to`. Used for fallback hosts.
+    public var connectTo: HostAddress?
+    /// Whether to send `Accept-Encoding: gzip, deflate` (unless set) and decode such responses.
+    public var decompress: Bool
+
+    public init(
+        method: HTTPMethod = .get,
+        url: HTTPURL,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: Body = .none,
+        timeouts: TimeoutPolicy? = nil,
+        maxRedirects: Int? = nil,
+        connectTo: HostAddress? = nil,
+        decompress: Bool = true
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeouts = timeouts
+        self.maxRedirects = maxRedirects
+        self.connectTo = connectTo
+        self.decompress = decompress
+    }
+}

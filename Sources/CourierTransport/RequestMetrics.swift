@@ -1,0 +1,26 @@
+/// What one request cost: wire bytes and a timeline. Byte counts include request and response heads, chunk
+/// framing and every redirect hop and retry, as they crossed the socket (before decompression).
+public struct RequestMetrics: Hashable, Sendable {
+    /// Bytes written to the network for this request (heads and bodies of every hop and attempt).
+    public var bytesSent: Int64 = 0
+    /// Bytes read from the network for this request (heads, bodies and framing of every hop and attempt).
+    public var bytesReceived: Int64 = 0
+    /// Time spent resolving the host; nil when a pooled connection was reused.
+    public var dns: Duration?
+    /// Time spent on the TCP handshake(s); nil when a pooled connection was reused.
+    public var connect: Duration?
+    /// Time spent on the TLS handshake; nil for plain http or a reused connection.
+    public var tls: Duration?
+    /// From the start of the request to the first byte of the final response.
+    public var timeToFirstByte: Duration?
+    /// From the start of the request to the end of the response body.
+    public var total: Duration?
+    /// Redirects followed.
+    public var redirects = 0
+    /// Attempts made on the final hop (2 when a stale kept-alive connection forced a retry).
+    public var attempts = 0
+    /// Whether the final response came over a connection that had carried an earlier request.
+    public var reusedConnection = false
+
+    public init() {}
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import CourierLint
+import Foundation
+
+/// `courier`: lint and explain Courier policy files (and, in later releases, fetch through a policy).
+///
+/// Exit statuses follow the contract in docs/lint.md: 0 success, 1 the command ran and found a problem (lint
+/// errors, or warnings under `--strict`), 2 a usage or I/O error. argument-parser's own code for usage errors
+/// (64, `EX_USAGE`) is mapped to 2 in ``main()``.
+@main
+struct CourierCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier",
+        abstract: "Lint, explain and document Courier policy files.",
+        discussion: """
+            Exit status: 0 success; 1 the policy has errors (or warnings with --strict); 2 usage or I/O error.
+            """,
+        version: "0.1.0",
+        subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self]
+    )
+
+    /// Parses the command line and runs the chosen command, exiting with the contract's status.
+    static func main() async {
+        let status = await run(arguments: Array(CommandLine.arguments.dropFirst()))
+        Foundation.exit(status)
+    }
+
+    /// Runs `courier` with `arguments` and returns its exit status. Usage errors print the message and usage
+    /// to standard error and return 2; `--help` and `--version` print to standard output and return 0.
+    static func run(arguments: [String]) async -> Int32 {
+        do {
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return LintExitStatus.success.rawValue
+        } catch let exit as ExitCode {
+            // A command chose its status (lint's 1, or a later command's own codes, e.g. fetch's curl-style ones).
+            return exit.rawValue
+        } catch {
+            if exitCode(for: error) == .success {
+                // --help, --version
+                print(fullMessage(for: error))
+                return LintExitStatus.success.rawValue
+            }
+            // Usage errors (argument-parser's EX_USAGE, 64) and any error a command did not handle itself.
+            StandardError.write(fullMessage(for: error))
+            return LintExitStatus.usageOrIOError.rawValue
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import CourierKit
+
+/// `courier fetch`'s exit statuses: curl's numbers, so scripts written for curl keep working.
+enum FetchExitCode {
+    static let success: Int32 = 0
+    static let usage: Int32 = 2
+    /// With `--fail`, a response with status 400 or more.
+    static let httpError: Int32 = 22
+
+    /// The exit status for a failed request, by error kind.
+    static func code(for kind: CourierError.Kind) -> Int32 {
+        switch kind {
+        case .resolve: return 6
+        case .connect: return 7
+        case .timeout: return 28
+        case .tlsHandshake: return 35
+        case .tlsCertificate: return 60
+        case .tlsPin: return 90  // CURLE_SSL_PINNEDPUBKEYNOTMATCH
+        case .protocol: return 56
+        case .tooManyRedirects: return 47
+        case .bodyTooLarge: return 63  // CURLE_FILESIZE_EXCEEDED
+        case .cancelled: return 42  // CURLE_ABORTED_BY_CALLBACK
+        case .policy: return 2
+        default: return 1
+        }
+    }
+}

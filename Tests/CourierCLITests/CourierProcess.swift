@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// Runs the built `courier` executable the way a user does and captures what it prints.
+///
+/// The binary is found in the build products directory, which is the directory holding the test bundle
+/// (`.build/debug/CourierPackageTests.xctest`): SwiftPM builds `courier` there because this test target
+/// depends on it. `COURIER_BINARY` overrides the path.
+struct CourierProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let productsDirectory: URL = {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        #endif
+        // On Linux the .xctest bundle is the test executable itself.
+        var url = Bundle.main.executableURL ?? URL(filePath: CommandLine.arguments[0])
+        while url.path != "/" && !url.lastPathComponent.hasSuffix(".xctest") {
+            url = url.deletingLastPathComponent()
+        }
+        if url.path == "/" { url = Bundle.main.executableURL ?? URL(filePath: CommandLine.arguments[0]) }
+        return url.deletingLastPathComponent()
+    }()
+
+    static var binary: URL {
+        if let override = ProcessInfo.processInfo.environment["COURIER_BINARY"] { return URL(filePath: override) }
+        return productsDirectory.appending(path: "courier")
+    }
+
+    /// The test target's `Fixtures/` directory.
+    static let fixtures = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Fixtures")
+
+    /// The repository root (for `policies/`).
+    static let repositoryRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs `courier arguments...` in `directory` (default: `Fixtures/`) and waits at most `timeout` seconds.
+    static func run(_ arguments: [String], in directory: URL = fixtures, timeout: Double = 30) throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appending(path: "courier-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appending(path: "stdout")
+        let errURL = scratch.appending(path: "stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        // A fixed width, so argument-parser's usage text wraps the same way everywhere.
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "100"
+        process.environment = environment
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            Issue.record("courier \(arguments.joined(separator: " ")) did not finish within \(timeout)s")
+        }
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8)
+        )
+    }
+}
+
+/// Byte-for-byte comparison with files in `Golden/`; `COURIER_UPDATE_GOLDEN=1` rewrites them.
+enum GoldenFile {
+    static let directory = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Golden")
+
+    static func check(_ actual: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = directory.appending(path: name)
+        if ProcessInfo.processInfo.environment["COURIER_UPDATE_GOLDEN"] == "1" {
+            try Data(actual.utf8).write(to: url)
+            return
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(
+            actual == expected,
+            "output differs from Golden/\(name); if the change is intended, rerun with COURIER_UPDATE_GOLDEN=1",
+            sourceLocation: sourceLocation
+        )
+    }
+}
+
+@Suite struct BinaryLocationTests {
+    @Test func builtBinaryIsNextToTheTestBundle() {
+        #expect(
+            FileManager.default.isExecutableFile(atPath: CourierProcess.binary.path),
+            "no courier executable at \(CourierProcess.binary.path)"
+        )
+    }
+}

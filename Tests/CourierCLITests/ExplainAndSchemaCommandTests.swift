@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@Suite struct ExplainCommandTests {
+    @Test func textOutput() throws {
+        let r = try CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/v1/search/tracks?q=x"])
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+        try GoldenFile.check(r.stdout, named: "explain-search.text")
+    }
+
+    @Test func jsonOutputForAPostThatIsNotRetried() throws {
+        let r = try CourierProcess.run(
+            ["explain", "clean/app.yaml", "https://eu.api.example.com/v2/me", "-X", "post", "--format", "json"]
+        )
+        #expect(r.status == 0)
+        try GoldenFile.check(r.stdout, named: "explain-post.json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(object["method"] as? String == "POST")
+        #expect((object["worstCase"] as? [String: Any])?["attempts"] as? Int == 1)
+    }
+
+    @Test func secretsAreNeverResolved() throws {
+        let r = try CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("${env:WEB_TOKEN}"))
+    }
+
+    @Test func policyWithErrorsIsStatusOne() throws {
+        let r = try CourierProcess.run(["explain", "broken/typo.yaml", "https://api.example.com/"])
+        #expect(r.status == 1)
+        #expect(r.stdout == "")
+        #expect(r.stderr.contains("broken/typo.yaml:4:3: error: unknown key 'retires' in defaults [unknown-key]"))
+        #expect(r.stderr.contains("does not compile"))
+    }
+
+    @Test(arguments: [
+        (["explain", "clean/app.yaml", "ftp://example.com/"], "is not an absolute http or https URL"),
+        (["explain", "clean/app.yaml", "/relative"], "is not an absolute http or https URL"),
+        (["explain", "clean/app.yaml", "https://example.com/", "-X", "GE T"], "is not a valid HTTP method"),
+        (["explain", "clean/app.yaml"], "Missing expected argument '<url>'"),
+        (["explain", "nope.yaml", "https://example.com/"], "no such policy file: 'nope.yaml'"),
+        (["explain", "clean", "https://example.com/"], "no such policy file: 'clean'"),
+    ])
+    func badInputIsStatusTwo(arguments: [String], message: String) throws {
+        let r = try CourierProcess.run(arguments)
+        #expect(r.status == 2)
+        #expect(r.stdout == "")
+        #expect(r.stderr.contains(message), "stderr: \(r.stderr)")
+    }
+}
+
+@Suite struct SchemaCommandTests {
+    @Test func printsAJSONSchema() throws {
+        let r = try CourierProcess.run(["schema"])
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+        #expect(r.stdout.hasSuffix("}\n"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect((schema["$schema"] as? String)?.contains("json-schema.org") == true)
+        let properties = try #require(schema["properties"] as? [String: Any])
+        for key in ["version", "include", "defaults", "authorisers", "services"] {
+            #expect(properties[key] != nil, "schema lacks \(key)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import CourierCore
+import CourierTestSupport
+import Foundation
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct FetchCommandTests {
+    func reports(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    @Test func bodyToStandardOutputAndAReportPerURLInOrder() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        let out = FileManager.default.temporaryDirectory.appending(path: "fetch-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/300"), peer.url("/gzip/1000"), "--json-report", "-"])
+        #expect(result.status == 0)
+        // Both bodies, in order, the second decoded.
+        let expected = (0..<300).map { UInt8($0 % 251) } + (0..<1000).map { UInt8($0 % 251) }
+        #expect(try Data(contentsOf: out) == Data(expected))
+        let lines = try reports(result.stderr)
+        #expect(lines.count == 2)
+        #expect(lines[0]["url"] as? String == peer.url("/bytes/300"))
+        #expect(lines[0]["status"] as? Int == 200)
+        #expect(lines[0]["bodyBytes"] as? Int == 300)
+        #expect(lines[0]["bodySHA256"] as? String == SHA256.hex(SHA256.hash((0..<300).map { UInt8($0 % 251) })))
+        #expect(lines[0]["error"] is NSNull)
+        #expect(lines[0]["attempts"] as? Int == 1)
+        let timings = try #require(lines[0]["timings"] as? [String: Any])
+        for key in ["dns", "connect", "tls", "ttfb", "total"] { #expect(timings.keys.contains(key), "\(key)") }
+        #expect((timings["total"] as? Double ?? 0) > 0)
+        #expect((lines[0]["bytesSent"] as? Int ?? 0) > 0)
+        #expect((lines[0]["bytesReceived"] as? Int ?? 0) > 300)
+        #expect(lines[1]["bodyBytes"] as? Int == 1000)
+        let headers = try #require(lines[1]["headers"] as? [[String]])
+        #expect(headers.contains(["Content-Encoding", "gzip"]))
+    }
+
+    @Test func outputFileIncludeAndDataFromAFile() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        let dir = FileManager.default.temporaryDirectory.appending(path: "fetch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appending(path: "out.bin")
+        let result = try CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/70000")])
+        #expect(result.status == 0)
+        #expect(try Data(contentsOf: out) == Data((0..<70000).map { UInt8($0 % 251) }))
+        let input = dir.appending(path: "in.txt")
+        try Data("from a file".utf8).write(to: input)
+        let echo = try CourierProcess.run(["fetch", "-i", "-X", "PUT", "-H", "X-Test: yes", "-d", "@\(input.path)", peer.url("/echo")])
+        #expect(echo.status == 0)
+        #expect(echo.stdout.hasPrefix("HTTP/1.1 200 "))
+        #expect(echo.stdout.contains("\"method\": \"PUT\""))
+        #expect(echo.stdout.contains("\"body_len\": 11"))
+        #expect(echo.stdout.contains("[\"X-Test\", \"yes\"]"))
+    }
+
+    @Test func curlExitStatuses() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        let notFound = try CourierProcess.run(["fetch", "--fail", peer.url("/status/404")])
+        #expect(notFound.status == 22)
+        #expect(notFound.stdout.isEmpty)
+        #expect(try CourierProcess.run(["fetch", peer.url("/status/404")]).status == 0)
+        #expect(try CourierProcess.run(["fetch", peer.url("/redirect/20")]).status == 47)
+        #expect(try CourierProcess.run(["fetch", "--max-time", "0.3", peer.url("/slow/200?delay_ms=10")]).status == 28)
+        #expect(try CourierProcess.run(["fetch", "not a url"]).status == 2)
+        #expect(try CourierProcess.run(["fetch", "--max-time", "-1", peer.url("/")]).status == 2)
+        #expect(try CourierProcess.run(["fetch", "-H", "NoColon", peer.url("/")]).status == 2)
+    }
+
+    @Test func connectAndProtocolFailuresAreReported() async throws {
+        let refused = try ScriptedServer { _ in }
+        let port = refused.port
+        refused.stop()
+        let result = try CourierProcess.run(["fetch", "--json-report", "-", "http://127.0.0.1:\(port)/"])
+        #expect(result.status == 7)
+        let line = try #require(try reports(result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.joined(separator: "\n")).first)
+        let error = try #require(line["error"] as? [String: Any])
+        #expect(error["kind"] as? String == "connect")
+        #expect(line["status"] is NSNull)
+
+        let broken = try ScriptedServer { c in
+            c.readRequestHead()
+            c.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
+            c.close()
+        }
+        #expect(try CourierProcess.run(["fetch", broken.url("/")]).status == 56)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw-socket server on 127.0.0.1 whose every byte a test scripts: for hostile and broken servers (bad
+/// framing, bodies cut short, resets mid-body, byte-by-byte writers, servers that close idle connections).
+///
+/// Each accepted connection runs the test's handler on its own thread with blocking I/O, deliberately
+/// independent of Courier's event loop. The listener stops when ``stop()`` is called or the value is freed.
+public final class ScriptedServer: @unchecked Sendable {
+    /// One accepted connection, seen from the server.
+    public final class Connection: @unchecked Sendable {
+        let fd: Int32
+        private var buffered: [UInt8] = []
+        public let index: Int
+
+        init(fd: Int32, index: Int) {
+            self.fd = fd
+            self.index = index
+            var tv = timeval(tv_sec: 10, tv_usec: 0)  // no handler can hang a test forever
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        /// Reads one request head (through the blank line) and returns it as text; nil at EOF.
+        @discardableResult
+        public func readRequestHead() -> String? {
+            while true {
+                if let end = find([13, 10, 13, 10]) {
+                    let head = Array(buffered[..<end])
+                    buffered.removeFirst(end + 4)
+                    return String(decoding: head, as: UTF8.self)
+                }
+                guard fill() else { return nil }
+            }
+        }
+
+        /// Reads exactly `count` body bytes (nil at EOF first).
+        public func readBytes(_ count: Int) -> [UInt8]? {
+            while buffered.count < count { guard fill() else { return nil } }
+            let out = Array(buffered[..<count])
+            buffered.removeFirst(count)
+            return out
+        }
+
+        /// Whether the client closed its side (reads EOF), waiting up to the receive timeout.
+        public func readsEOF() -> Bool {
+            if !buffered.isEmpty { return false }
+            return !fill()
+        }
+
+        public func write(_ text: String) { write(Array(text.utf8)) }
+
+        public func write(_ bytes: [UInt8]) {
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+
+        /// Writes one byte at a time with a pause between them.
+        public func writeSlowly(_ text: String, pause: Duration = .milliseconds(2)) {
+            for b in text.utf8 {
+                write([b])
+                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            }
+        }
+
+        /// Closes gracefully (FIN).
+        public func close() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+        /// Closes abortively: the client sees a reset (RST).
+        public func reset() {
+            var l = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
+            Glibc.close(fd)
+            closed = true
+        }
+
+        var closed = false
+
+        private func find(_ needle: [UInt8]) -> Int? {
+            guard buffered.count >= needle.count else { return nil }
+            for i in 0...(buffered.count - needle.count) where buffered[i] == needle[0] {
+                if Array(buffered[i..<(i + needle.count)]) == needle { return i }
+            }
+            return nil
+        }
+
+        private func fill() -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return false }
+            buffered += chunk[..<n]
+            return true
+        }
+    }
+
+    public let port: Int
+    private let listener: Int32
+    private let handler: @Sendable (Connection) -> Void
+    private let lock = NSLock()
+    private var accepted = 0
+    private var stopped = false
+
+    /// Starts listening; `handler` runs once per accepted connection, on its own thread, and the connection is
+    /// closed when it returns.
+    public init(handler: @escaping @Sendable (Connection) -> Void) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ServerError.socket(errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            Glibc.close(fd)
+            throw ServerError.socket(errno)
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        listener = fd
+        let thread = Thread { [weak self] in self?.acceptLoop() }
+        thread.start()
+    }
+
+    /// Connections accepted so far.
+    public var acceptedConnections: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return accepted
+    }
+
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    public func stop() {
+        lock.lock()
+        let wasStopped = stopped
+        stopped = true
+        lock.unlock()
+        if !wasStopped { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
+
+    deinit {
+        stop()
+        Glibc.close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            lock.lock()
+            accepted += 1
+            let index = accepted
+            let isStopped = stopped
+            lock.unlock()
+            if isStopped {
+                Glibc.close(fd)
+                return
+            }
+            let connection = Connection(fd: fd, index: index)
+            let handler = self.handler
+            Thread {
+                handler(connection)
+                if !connection.closed { Glibc.close(connection.fd) }
+            }.start()
+        }
+    }
+
+    public enum ServerError: Error {
+        case socket(Int32)
+    }
+}
