@@ -8,8 +8,16 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
+        .executableTarget(
+            name: "http-bench",
+            dependencies: [
+                .product(name: "CourierKit", package: "main"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "policy-bench",
             dependencies: [

@@ -1,0 +1,35 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOSSL
+
+/// AsyncHTTPClient, configured like a careful user would: one shared client, a pool as wide as the
+/// concurrency, bodies collected whole.
+struct AHCBenchClient: BenchClient {
+    let client: HTTPClient
+    let request: HTTPClientRequest
+
+    init(options: BenchOptions) throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = options.concurrency
+        configuration.httpVersion = .http1Only
+        configuration.decompression = .disabled
+        if let ca = options.caCert {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(ca)
+            configuration.tlsConfiguration = tls
+        }
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        var request = HTTPClientRequest(url: options.url)
+        if options.newConnection { request.headers.add(name: "Connection", value: "close") }
+        self.request = request
+    }
+
+    func get() async throws -> Int {
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 30)
+        guard (200..<300).contains(Int(response.status.code)) else { throw BadStatus(status: Int(response.status.code)) }
+        return body.readableBytes
+    }
+
+    func shutdown() async throws { try await client.shutdown() }
+}

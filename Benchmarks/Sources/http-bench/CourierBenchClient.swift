@@ -1,0 +1,31 @@
+import CourierKit
+
+/// Courier's own transport, configured like the peers: a pool as wide as the concurrency, no decompression,
+/// bodies collected whole.
+struct CourierBenchClient: BenchClient {
+    let client: HTTPClient
+    let request: HTTPRequest
+
+    init(options: BenchOptions) throws {
+        if options.caCert != nil {
+            throw UsageError(message: "--cacert needs Courier's TLS, which lands with the TLS issue")
+        }
+        guard let url = HTTPURL(options.url) else { throw UsageError(message: "bad URL \(options.url)") }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerHost = options.concurrency
+        configuration.maxBodyBytes = 1 << 30
+        configuration.userAgent = nil
+        client = HTTPClient(configuration: configuration)
+        var headers = HTTPHeaders()
+        if options.newConnection { headers.add(name: "Connection", value: "close") }
+        request = HTTPRequest(url: url, headers: headers, decompress: false)
+    }
+
+    func get() async throws -> Int {
+        let response = try await client.execute(request)
+        guard (200..<300).contains(response.status) else { throw BadStatus(status: response.status) }
+        return response.body.count
+    }
+
+    func shutdown() async throws { client.shutdown() }
+}
