@@ -76,7 +76,7 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CourierLintTests", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
-        .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
+        .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib"]),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(name: "CourierCLITests", dependencies: ["courier"]),
     ]
