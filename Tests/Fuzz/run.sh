@@ -25,7 +25,7 @@ swiftc "${SAN[@]}" -module-name CourierHTTP1 -I "$OUT" -I "$ROOT/Sources/CCourie
     -emit-library -static -o "$OUT/libCourierHTTP1.a" "$ROOT"/Sources/CourierHTTP1/*.swift
 echo "building the fuzz target..."
 swiftc "${SAN[@]}" -module-name FuzzResponseParser -I "$OUT" -I "$ROOT/Sources/CCourierZlib" \
-    "$ROOT/Tests/Fuzz/FuzzResponseParser.swift" -L "$OUT" -lCourierHTTP1 -lCourierCore -lz \
+    "$ROOT/Tests/Fuzz/FuzzResponseParser.swift" -L "$OUT" -lCourierHTTP1 -lCourierCore -lz -lm \
     -o "$OUT/fuzz-response-parser"
 
 echo "fuzzing for ${SECONDS_TO_RUN}s..."
