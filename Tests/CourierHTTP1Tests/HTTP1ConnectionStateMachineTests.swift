@@ -142,3 +142,29 @@ import Testing
         #expect(idleTimeout.isClosed)
     }
 }
+
+/// Illegal event orders are programming errors in the transport: they trap instead of corrupting the connection.
+@Suite struct HTTP1ConnectionStateMachineMisuseTests {
+    @Test func startingASecondRequestWhileOneIsInFlightTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var sm = HTTP1ConnectionStateMachine()
+            _ = sm.startRequest(method: .get, hasBody: false)
+            _ = sm.startRequest(method: .get, hasBody: false)
+        }
+    }
+
+    @Test func responseHeadWithoutARequestTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var sm = HTTP1ConnectionStateMachine()
+            _ = sm.responseHeadReceived(HTTPResponseHead(status: 200))
+        }
+    }
+
+    @Test func parserReuseAfterCloseTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var parser = ResponseParser()
+            _ = try? parser.parse(Array("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8))
+            parser.expectResponse(to: .get)
+        }
+    }
+}
