@@ -83,7 +83,7 @@ let package = Package(
             dependencies: ["CourierCore", "CourierPolicy", "CourierLint"],
             exclude: ["Golden", "Fixtures"]
         ),
-        .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1"]),
+        .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib"]),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(
             name: "CourierTransportTests",

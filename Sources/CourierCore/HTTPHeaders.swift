@@ -1,6 +1,9 @@
 /// An ordered list of HTTP fields (RFC 9110 §5): names are compared case-insensitively, order and
 /// repetition are kept exactly as they were added or received.
 ///
+/// The fields are stored as bytes in one buffer (names and values back to back, plus their offsets), so a parser
+/// adds a field with two copies and no `String`; a `String` is made only when a name or value is read.
+///
 /// `HTTPHeaders` stores what it is given; it does not validate on insertion, because a parser that already
 /// checked every byte should not pay twice. Encoders check with ``isValidName(_:)`` and ``isValidValue(_:)``
 /// (or ``firstInvalidField``) before producing any byte. Equality and hashing compare the fields in order, with
@@ -19,79 +22,208 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
         public var description: String { "\(name): \(value)" }
     }
 
-    /// The fields, in order.
-    public private(set) var fields: [Field]
+    /// Where one field's name and value lie in `storage`.
+    private struct Entry: Hashable, Sendable {
+        var nameStart: UInt32
+        var nameEnd: UInt32
+        var valueStart: UInt32
+        var valueEnd: UInt32
+    }
+
+    private var storage: [UInt8]
+    private var entries: [Entry]
 
     /// An empty list.
-    public init() { fields = [] }
+    public init() {
+        storage = []
+        entries = []
+    }
 
     /// A list holding `pairs` in order (repeated names are kept).
     public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+        self.init()
+        for (name, value) in pairs { add(name: name, value: value) }
     }
 
     /// A list holding `fields` in order.
-    public init(fields: [Field]) { self.fields = fields }
-
-    public init(dictionaryLiteral elements: (String, String)...) {
-        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    public init(fields: [Field]) {
+        self.init()
+        for field in fields { add(name: field.name, value: field.value) }
     }
 
-    /// Number of field lines.
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    /// The fields, in order (each name and value is made into a `String` here).
+    public var fields: [Field] { entries.map(field) }
+
+    /// Number of field lines.
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    public struct Iterator: IteratorProtocol {
+        private let headers: HTTPHeaders
+        private var index = 0
+
+        fileprivate init(_ headers: HTTPHeaders) { self.headers = headers }
+
+        public mutating func next() -> Field? {
+            guard index < headers.entries.count else { return nil }
+            defer { index += 1 }
+            return headers.field(headers.entries[index])
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(self) }
 
     /// The first value of the field called `name` (case-insensitive), or nil when there is none.
     public subscript(name: String) -> String? {
-        for field in fields where HTTPHeaders.namesEqual(field.name, name) { return field.value }
-        return nil
+        guard let entry = entries.first(where: { matches($0, name) }) else { return nil }
+        return string(entry.valueStart, entry.valueEnd)
     }
 
     /// Every value of the field called `name` (case-insensitive), in order. Values are not split on commas.
     public func values(for name: String) -> [String] {
-        fields.compactMap { HTTPHeaders.namesEqual($0.name, name) ? $0.value : nil }
+        entries.compactMap { matches($0, name) ? string($0.valueStart, $0.valueEnd) : nil }
     }
 
     /// Whether at least one field is called `name` (case-insensitive).
     public func contains(_ name: String) -> Bool {
-        fields.contains { HTTPHeaders.namesEqual($0.name, name) }
+        entries.contains { matches($0, name) }
     }
 
-    /// Reserves room for `minimumCapacity` field lines (a parser knows roughly how many are coming).
-    public mutating func reserveCapacity(_ minimumCapacity: Int) { fields.reserveCapacity(minimumCapacity) }
+    /// Reserves room for `fieldCount` field lines holding `byteCount` bytes of names and values.
+    public mutating func reserveCapacity(fields fieldCount: Int, bytes byteCount: Int) {
+        entries.reserveCapacity(fieldCount)
+        storage.reserveCapacity(byteCount)
+    }
 
     /// Appends a field line, keeping any existing ones with the same name.
     public mutating func add(name: String, value: String) {
-        fields.append(Field(name: name, value: value))
+        let nameStart = UInt32(storage.count)
+        storage.append(contentsOf: name.utf8)
+        let valueStart = UInt32(storage.count)
+        storage.append(contentsOf: value.utf8)
+        entries.append(Entry(nameStart: nameStart, nameEnd: valueStart, valueStart: valueStart, valueEnd: UInt32(storage.count)))
+    }
+
+    /// Appends a field line from raw bytes (a parser's fast path: no `String` is made). The bytes are stored as
+    /// given; the caller has validated them.
+    public mutating func add(nameBytes: UnsafeBufferPointer<UInt8>, valueBytes: UnsafeBufferPointer<UInt8>) {
+        let nameStart = UInt32(storage.count)
+        storage.append(contentsOf: nameBytes)
+        let valueStart = UInt32(storage.count)
+        storage.append(contentsOf: valueBytes)
+        entries.append(Entry(nameStart: nameStart, nameEnd: valueStart, valueStart: valueStart, valueEnd: UInt32(storage.count)))
     }
 
     /// Replaces every field called `name` with one line holding `value`, at the position of the first
     /// (or at the end when there was none).
     public mutating func replaceOrAdd(name: String, value: String) {
-        guard let first = fields.firstIndex(where: { HTTPHeaders.namesEqual($0.name, name) }) else {
-            fields.append(Field(name: name, value: value))
+        guard entries.contains(where: { matches($0, name) }) else {
+            add(name: name, value: value)
             return
         }
-        fields[first] = Field(name: name, value: value)
-        var i = fields.index(after: first)
-        while i < fields.endIndex {
-            if HTTPHeaders.namesEqual(fields[i].name, name) { fields.remove(at: i) } else { i += 1 }
+        var result = HTTPHeaders()
+        var replaced = false
+        for entry in entries {
+            if matches(entry, name) {
+                if !replaced { result.add(name: name, value: value) }
+                replaced = true
+            } else {
+                result.copy(entry, from: self)
+            }
         }
+        self = result
     }
 
     /// Removes every field called `name` (case-insensitive).
     public mutating func remove(name: String) {
-        fields.removeAll { HTTPHeaders.namesEqual($0.name, name) }
+        guard entries.contains(where: { matches($0, name) }) else { return }
+        var result = HTTPHeaders()
+        for entry in entries where !matches(entry, name) { result.copy(entry, from: self) }
+        self = result
+    }
+
+    /// Calls `body` with each field's name and value bytes, in order, without making any `String`.
+    public func forEachField<E: Error>(
+        _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(E) -> Void
+    ) throws(E) {
+        var failure: E?
+        storage.withUnsafeBufferPointer { bytes in
+            for entry in entries {
+                do throws(E) {
+                    try body(
+                        UnsafeBufferPointer(rebasing: bytes[Int(entry.nameStart)..<Int(entry.nameEnd)]),
+                        UnsafeBufferPointer(rebasing: bytes[Int(entry.valueStart)..<Int(entry.valueEnd)])
+                    )
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// The first field whose name is not a token or whose value holds CR, LF or NUL, if any.
     public var firstInvalidField: Field? {
-        fields.first { !HTTPHeaders.isValidName($0.name) || !HTTPHeaders.isValidValue($0.value) }
+        first { !HTTPHeaders.isValidName($0.name) || !HTTPHeaders.isValidValue($0.value) }
     }
 
     public var description: String { fields.map(\.description).joined(separator: "\n") }
+
+    // MARK: - Equality
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        guard lhs.entries.count == rhs.entries.count else { return false }
+        for (a, b) in zip(lhs.entries, rhs.entries) {
+            guard lhs.storage[Int(a.nameStart)..<Int(a.valueEnd)] == rhs.storage[Int(b.nameStart)..<Int(b.valueEnd)],
+                a.nameEnd - a.nameStart == b.nameEnd - b.nameStart
+            else { return false }
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries.count)
+        for entry in entries {
+            hasher.combine(entry.nameEnd - entry.nameStart)
+            hasher.combine(entry.valueEnd - entry.valueStart)
+            for byte in storage[Int(entry.nameStart)..<Int(entry.valueEnd)] { hasher.combine(byte) }
+        }
+    }
+
+    // MARK: - Storage helpers
+
+    private func field(_ entry: Entry) -> Field {
+        Field(name: string(entry.nameStart, entry.nameEnd), value: string(entry.valueStart, entry.valueEnd))
+    }
+
+    private func string(_ start: UInt32, _ end: UInt32) -> String {
+        storage.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(start)..<Int(end)]), as: UTF8.self) }
+    }
+
+    /// Whether `entry`'s name equals `name`, ignoring ASCII case.
+    private func matches(_ entry: Entry, _ name: String) -> Bool {
+        let length = Int(entry.nameEnd - entry.nameStart)
+        guard name.utf8.count == length else { return false }
+        return storage.withUnsafeBufferPointer { bytes in
+            let stored = UnsafeBufferPointer(rebasing: bytes[Int(entry.nameStart)..<Int(entry.nameEnd)])
+            let fast = name.utf8.withContiguousStorageIfAvailable { HTTPHeaders.bytesEqualIgnoringCase(stored, $0) }
+            return fast ?? HTTPHeaders.bytesEqualIgnoringCase(stored, Array(name.utf8))
+        }
+    }
+
+    private mutating func copy(_ entry: Entry, from other: HTTPHeaders) {
+        other.storage.withUnsafeBufferPointer { bytes in
+            add(
+                nameBytes: UnsafeBufferPointer(rebasing: bytes[Int(entry.nameStart)..<Int(entry.nameEnd)]),
+                valueBytes: UnsafeBufferPointer(rebasing: bytes[Int(entry.valueStart)..<Int(entry.valueEnd)])
+            )
+        }
+    }
 
     // MARK: - Validation
 
@@ -108,13 +240,22 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// ASCII case-insensitive comparison of two field names.
     public static func namesEqual(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8
-        let y = b.utf8
+        guard a.utf8.count == b.utf8.count else { return false }
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in bytesEqualIgnoringCase(x, y) }
+        }
+        if let result = fast ?? nil { return result }
+        return bytesEqualIgnoringCase(Array(a.utf8), Array(b.utf8))
+    }
+
+    private static func bytesEqualIgnoringCase(
+        _ x: some RandomAccessCollection<UInt8>,
+        _ y: some RandomAccessCollection<UInt8>
+    ) -> Bool {
         guard x.count == y.count else { return false }
         for (p, q) in zip(x, y) where p != q {
-            guard p | 0x20 == q | 0x20, (p | 0x20) >= UInt8(ascii: "a"), (p | 0x20) <= UInt8(ascii: "z") else {
-                return false
-            }
+            let lower = p | 0x20
+            guard lower == q | 0x20, lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") else { return false }
         }
         return true
     }

@@ -96,7 +96,12 @@ public final class ContentDecoder {
 
     private func inflate(_ input: UnsafeRawBufferPointer, into output: inout [UInt8]) -> ContentDecodingError? {
         guard let base = input.baseAddress, !input.isEmpty else { return nil }
-        if streamEnded { return ContentDecodingError(.trailingData, coding: coding) }
+        if streamEnded {
+            // Only another gzip member may follow the end of a stream.
+            guard coding == .gzip, input[0] == 0x1F else { return ContentDecodingError(.trailingData, coding: coding) }
+            inflateReset(stream)
+            streamEnded = false
+        }
         var offset = 0
         let scratchCount = scratch.count
         while offset < input.count {

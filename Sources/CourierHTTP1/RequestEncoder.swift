@@ -46,18 +46,24 @@ public struct RequestEncoder: Sendable {
             throw RequestEncodingError(.invalidTarget(head.target))
         }
         var hasHost = false
-        for field in head.headers {
-            guard HTTPHeaders.isValidName(field.name) else { throw RequestEncodingError(.invalidHeaderName(field.name)) }
-            guard HTTPHeaders.isValidValue(field.value) else {
-                throw RequestEncodingError(.invalidHeaderValue(name: field.name))
+        var problem: RequestEncodingError.Reason?
+        head.headers.forEachField { name, value in
+            guard problem == nil else { return }
+            guard !name.isEmpty, name.allSatisfy(HTTPMethod.isTokenCharacter) else {
+                problem = .invalidHeaderName(String(decoding: name, as: UTF8.self))
+                return
             }
-            if HTTPHeaders.namesEqual(field.name, "content-length")
-                || HTTPHeaders.namesEqual(field.name, "transfer-encoding")
-            {
-                throw RequestEncodingError(.framingHeaderSupplied(field.name))
+            guard !value.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+                problem = .invalidHeaderValue(name: String(decoding: name, as: UTF8.self))
+                return
             }
-            if HTTPHeaders.namesEqual(field.name, "host") { hasHost = true }
+            if equalsIgnoringCase(name, "content-length") || equalsIgnoringCase(name, "transfer-encoding") {
+                problem = .framingHeaderSupplied(String(decoding: name, as: UTF8.self))
+            } else if equalsIgnoringCase(name, "host") {
+                hasHost = true
+            }
         }
+        if let problem { throw RequestEncodingError(problem) }
         if !hasHost {
             guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw RequestEncodingError(.invalidHost(host))
@@ -76,15 +82,16 @@ public struct RequestEncoder: Sendable {
             buffer.append(contentsOf: host.utf8)
             buffer.append(contentsOf: crlf)
         }
-        for field in head.headers {
-            buffer.append(contentsOf: field.name.utf8)
+        head.headers.forEachField { name, value in
+            buffer.append(contentsOf: name)
             buffer.append(contentsOf: colonSpace)
-            buffer.append(contentsOf: field.value.utf8)
+            buffer.append(contentsOf: value)
             buffer.append(contentsOf: crlf)
         }
         switch body {
         case .none:
-            if head.method == .post || head.method == .put || head.method == .patch {
+            let method = head.method.rawValue
+            if method == "POST" || method == "PUT" || method == "PATCH" {
                 buffer.append(contentsOf: contentLengthPrefix)
                 buffer.append(UInt8(ascii: "0"))
                 buffer.append(contentsOf: crlf)
@@ -175,6 +182,14 @@ private let versionAndCRLF: [UInt8] = Array(" HTTP/1.1\r\n".utf8)
 private let hostPrefix: [UInt8] = Array("Host: ".utf8)
 private let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
 private let chunkedHeader: [UInt8] = Array("Transfer-Encoding: chunked\r\n".utf8)
+
+/// Whether `bytes` equals `lowercase` (lower-case ASCII) ignoring ASCII case.
+private func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+    guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+    let expected = lowercase.utf8Start
+    for k in 0..<bytes.count where bytes[k] | 0x20 != expected[k] { return false }
+    return true
+}
 
 private func appendHex(_ value: Int, to buffer: inout [UInt8]) {
     let digits: StaticString = "0123456789abcdef"

@@ -68,8 +68,8 @@ public struct ResponseParser: Sendable {
         case ending
         /// Between messages (or after the last one).
         case idle
-        /// A protocol error was thrown; it is thrown again on every call.
-        case failed(ResponseParseError)
+        /// A protocol error was thrown (kept in `failure`); it is thrown again on every call.
+        case failed
     }
 
     /// The head being parsed.
@@ -80,15 +80,23 @@ public struct ResponseParser: Sendable {
         var headers = HTTPHeaders()
         var bytes = 0
         var contentLength: Int?
-        var sawTransferEncoding = false
-        var sawConnection = false
+        /// `Transfer-Encoding` field lines seen, and whether all of them (joined) say exactly `chunked`.
+        var transferEncodingCount = 0
+        var transferEncodingIsChunked = false
+        /// The raw `Transfer-Encoding` values, joined with commas, for the error message.
+        var transferEncodings = ""
+        /// A `Connection` field holds the `close` token.
+        var connectionClose = false
     }
 
     /// The limits in force.
     public let limits: Limits
 
     private var state: State = .head
-    private var requestMethod: HTTPMethod
+    /// The request was `HEAD` (no body in the response) / `CONNECT` (a 2xx starts a tunnel).
+    private var requestIsHead: Bool
+    private var requestIsConnect: Bool
+    private var failure: ResponseParseError?
     private var buffer: ArraySlice<UInt8> = []
     /// Bytes at the front of `buffer` already known to hold no LF (the incomplete line so far).
     private var scanned = 0
@@ -103,7 +111,8 @@ public struct ResponseParser: Sendable {
 
     /// A parser for the response to a request made with `requestMethod` (a `HEAD` response has no body).
     public init(requestMethod: HTTPMethod = .get, limits: Limits = Limits()) {
-        self.requestMethod = requestMethod
+        self.requestIsHead = requestMethod.rawValue == "HEAD"
+        self.requestIsConnect = requestMethod.rawValue == "CONNECT"
         self.limits = limits
     }
 
@@ -125,7 +134,8 @@ public struct ResponseParser: Sendable {
         guard case .idle = state, keepAlive, !sawEOF else {
             preconditionFailure("expectResponse(to:) needs an idle, reusable parser; state: \(state)")
         }
-        requestMethod = method
+        requestIsHead = method.rawValue == "HEAD"
+        requestIsConnect = method.rawValue == "CONNECT"
         state = .head
     }
 
@@ -158,8 +168,8 @@ public struct ResponseParser: Sendable {
     public mutating func next() throws(ResponseParseError) -> ResponseEvent? {
         while true {
             switch state {
-            case .failed(let error):
-                throw error
+            case .failed:
+                throw failure ?? ResponseParseError(.invalidStatusLine)
             case .idle:
                 return nil
             case .ending:
@@ -262,7 +272,8 @@ public struct ResponseParser: Sendable {
 
     private mutating func fail(_ reason: ResponseParseError.Reason, at offset: Int?) -> ResponseParseError {
         let error = ResponseParseError(reason, offset: offset)
-        state = .failed(error)
+        state = .failed
+        failure = error
         return error
     }
 
@@ -374,12 +385,12 @@ public struct ResponseParser: Sendable {
         if reasonStart < end {
             guard p[reasonStart] == sp else { return (.invalidStatusLine, reasonStart) }
             reasonStart += 1
-            for i in reasonStart..<end where isInvalidFieldByte(p[i]) { return (.invalidStatusLine, i) }
+            if let bad = firstInvalidFieldByte(p, reasonStart, end) { return (.invalidStatusLine, bad) }
         }
         builder.version = HTTPVersion(major: major, minor: minor)
         builder.status = status
         builder.reason = reasonStart < end ? string(p, reasonStart, end) : ""
-        builder.headers.reserveCapacity(16)
+        builder.headers.reserveCapacity(fields: 16, bytes: 512)
         return nil
     }
 
@@ -410,11 +421,7 @@ public struct ResponseParser: Sendable {
         while valueStart < end, p[valueStart] == sp || p[valueStart] == tab { valueStart += 1 }
         var valueEnd = end
         while valueEnd > valueStart, p[valueEnd - 1] == sp || p[valueEnd - 1] == tab { valueEnd -= 1 }
-        var j = valueStart
-        while j < valueEnd {
-            if isInvalidFieldByte(p[j]) { return .failure(.invalidHeaderValue, j) }
-            j += 1
-        }
+        if let bad = firstInvalidFieldByte(p, valueStart, valueEnd) { return .failure(.invalidHeaderValue, bad) }
         return .field(nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd)
     }
 
@@ -437,13 +444,18 @@ public struct ResponseParser: Sendable {
             }
             builder.contentLength = length
         case 17 where equalsLowercase(p, start, "transfer-encoding"):
-            builder.sawTransferEncoding = true
+            builder.transferEncodingCount += 1
+            builder.transferEncodingIsChunked =
+                builder.transferEncodingCount == 1 && valueEnd - valueStart == 7
+                && equalsLowercase(p, valueStart, "chunked")
+            let value = string(p, valueStart, valueEnd)
+            builder.transferEncodings += builder.transferEncodingCount == 1 ? value : "," + value
         case 10 where equalsLowercase(p, start, "connection"):
-            builder.sawConnection = true
+            if listContainsClose(p, valueStart, valueEnd) { builder.connectionClose = true }
         default:
             break
         }
-        builder.headers.add(name: string(p, start, nameEnd), value: string(p, valueStart, valueEnd))
+        builder.headers.add(nameBytes: slice(p, start, nameEnd), valueBytes: slice(p, valueStart, valueEnd))
         return nil
     }
 
@@ -457,27 +469,20 @@ public struct ResponseParser: Sendable {
             headers: builder.headers
         )
         let headEnd = messageOffset
-        keepAlive = version.minor >= 1
-        if builder.sawConnection {
-            for value in head.headers.values(for: "connection") where listContains(value, "close") {
-                keepAlive = false
-            }
-        }
+        keepAlive = version.minor >= 1 && !builder.connectionClose
         var chunked = false
-        if builder.sawTransferEncoding {
+        if builder.transferEncodingCount > 0 {
             if version.minor == 0 { throw fail(.transferEncodingInHTTP10, at: headEnd) }
             if builder.contentLength != nil { throw fail(.contentLengthWithTransferEncoding, at: headEnd) }
-            let codings = head.headers.values(for: "transfer-encoding").joined(separator: ",")
-            let list = codings.split(separator: ",").map { $0.trimmingOWS() }.filter { !$0.isEmpty }
-            guard list.count == 1, HTTPHeaders.namesEqual(String(list[0]), "chunked") else {
-                if hasBody(head) { throw fail(.unsupportedTransferEncoding(codings), at: headEnd) }
+            guard builder.transferEncodingIsChunked else {
+                if hasBody(head) { throw fail(.unsupportedTransferEncoding(builder.transferEncodings), at: headEnd) }
                 state = .ending
                 return head
             }
             chunked = true
         }
         if !hasBody(head) {
-            if requestMethod == .connect { keepAlive = false }
+            if requestIsConnect { keepAlive = false }
             state = .ending
         } else if chunked {
             state = .chunkSize
@@ -491,8 +496,8 @@ public struct ResponseParser: Sendable {
     }
 
     private func hasBody(_ head: HTTPResponseHead) -> Bool {
-        if requestMethod == .head || head.status == 204 || head.status == 304 { return false }
-        if requestMethod == .connect, head.status / 100 == 2 { return false }
+        if requestIsHead || head.status == 204 || head.status == 304 { return false }
+        if requestIsConnect, head.status / 100 == 2 { return false }
         return true
     }
 
@@ -608,7 +613,7 @@ public struct ResponseParser: Sendable {
                 case .failure(let reason, let at):
                     return .failed(reason, offset: messageOffset + at)
                 case .field(let nameEnd, let valueStart, let valueEnd):
-                    trailerFields.add(name: string(p, lineStart, nameEnd), value: string(p, valueStart, valueEnd))
+                    trailerFields.add(nameBytes: slice(p, lineStart, nameEnd), valueBytes: slice(p, valueStart, valueEnd))
                 }
                 lineStart = lfIndex + 1
                 searchFrom = lineStart
@@ -665,6 +670,31 @@ private func isTokenByte(_ b: UInt8) -> Bool {
 @inline(__always)
 private func isInvalidFieldByte(_ b: UInt8) -> Bool { (b < 0x20 && b != tab) || b == 0x7F }
 
+/// The index of the first byte in `p[start..<end]` that ``isInvalidFieldByte(_:)``, checking eight bytes at a
+/// time and falling back to bytes only for a word holding a control byte or DEL (HTAB is allowed).
+@inline(__always)
+private func firstInvalidFieldByte(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int? {
+    guard let base = p.baseAddress else { return nil }
+    let raw = UnsafeRawPointer(base)
+    var i = start
+    while i + 8 <= end {
+        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        // A byte below 0x20 (only ASCII bytes can set the bit), or a byte equal to 0x7F.
+        let control = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+        let del = word ^ 0x7F7F_7F7F_7F7F_7F7F
+        let delFound = (del &- 0x0101_0101_0101_0101) & ~del & 0x8080_8080_8080_8080
+        if control | delFound != 0 {
+            for k in i..<(i + 8) where isInvalidFieldByte(base[k]) { return k }
+        }
+        i += 8
+    }
+    while i < end {
+        if isInvalidFieldByte(base[i]) { return i }
+        i += 1
+    }
+    return nil
+}
+
 /// The index of the first LF at or after `start`, scanning eight bytes at a time.
 @inline(__always)
 private func indexOfLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
@@ -683,6 +713,11 @@ private func indexOfLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int?
         i += 1
     }
     return nil
+}
+
+@inline(__always)
+private func slice(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(rebasing: p[start..<end])
 }
 
 @inline(__always)
@@ -727,17 +762,16 @@ private func parseContentLength(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _
     }
 }
 
-/// Whether a comma-separated header value holds `token` (ASCII case-insensitive).
-private func listContains(_ value: String, _ token: String) -> Bool {
-    value.split(separator: ",").contains { HTTPHeaders.namesEqual(String($0.trimmingOWS()), token) }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingOWS() -> Substring {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return s
+/// Whether the comma-separated list in `p[start..<end]` holds the token `close` (ASCII case-insensitive).
+private func listContainsClose(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    var i = start
+    while i < end {
+        while i < end, p[i] == sp || p[i] == tab || p[i] == UInt8(ascii: ",") { i += 1 }
+        let elementStart = i
+        while i < end, p[i] != UInt8(ascii: ",") { i += 1 }
+        var elementEnd = i
+        while elementEnd > elementStart, p[elementEnd - 1] == sp || p[elementEnd - 1] == tab { elementEnd -= 1 }
+        if elementEnd - elementStart == 5, equalsLowercase(p, elementStart, "close") { return true }
     }
+    return false
 }
