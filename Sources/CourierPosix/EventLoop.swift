@@ -133,36 +133,28 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     ///
     /// - Returns: the registration id, needed to deregister.
     func register(fd: Int32, interest: SelectorInterest, handler: any SelectableHandler) throws -> UInt32 {
-        let id = try state.withLock { state throws -> UInt32 in
+        // epoll_ctl runs under the lock so it can never race with the loop closing its epoll descriptor
+        // at shut-down (which would make it fail with EBADF, or hit a reused descriptor number).
+        try state.withLock { state throws -> UInt32 in
             guard case .running = state.lifecycle else { throw EventLoopError.shutDown }
             let id = state.nextRegistrationID
             state.nextRegistrationID = id == UInt32.max ? 1 : id + 1
+            try selector.register(fd: fd, id: id, interest: interest)
             state.registrations[fd] = Registration(id: id, handler: handler)
             return id
         }
-        do {
-            try selector.register(fd: fd, id: id, interest: interest)
-        } catch {
-            state.withLock { state in
-                if state.registrations[fd]?.id == id { state.registrations[fd] = nil }
-            }
-            throw error
-        }
-        return id
     }
 
     /// Stops delivering events for registration `id` of `fd`. Call before closing the descriptor.
     func deregister(fd: Int32, id: UInt32) {
-        let removed = state.withLock { state -> Bool in
-            guard state.registrations[fd]?.id == id else { return false }
+        state.withLock { state in
+            guard state.registrations[fd]?.id == id else { return }
             state.registrations[fd] = nil
-            return true
-        }
-        guard removed else { return }
-        do {
-            try selector.deregister(fd: fd)
-        } catch {
-            // ENOENT/EPERM cannot happen for a descriptor we registered; nothing else is actionable here.
+            do {
+                try selector.deregister(fd: fd)
+            } catch {
+                // ENOENT/EPERM cannot happen for a descriptor we registered; nothing else is actionable here.
+            }
         }
     }
 
@@ -234,8 +226,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             state.lifecycle = .shutDown
             state.registrations.removeAll()
             state.work.removeAll()
+            selector.close()
         }
-        selector.close()
     }
 
     /// Asks the loop to finish the work already submitted and stop.

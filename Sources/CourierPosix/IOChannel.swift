@@ -58,7 +58,8 @@ final class IOChannel: SelectableHandler {
         var closeDeferred = false
         /// What waiters (and a caller caught mid-call) are told about the close.
         var closeReason: any Error = ConnectionError.closed
-        var timerArmed = false
+        /// Deadline of the earliest idle timer scheduled for this channel, if any.
+        var timerDeadline: MonotonicInstant?
         /// Times a task parked; tests use it to prove a write really waited for EPOLLOUT.
         var parkCount = 0
 
@@ -228,8 +229,8 @@ final class IOChannel: SelectableHandler {
                     let waiter = Waiter.task(continuation, deadline: deadline, timeout: timeout)
                     if direction == .read { state.reader = waiter } else { state.writer = waiter }
                     state.parkCount += 1
-                    if timeout != nil && !state.timerArmed {
-                        state.timerArmed = true
+                    if timeout != nil && deadline < (state.timerDeadline ?? .distantFuture) {
+                        state.timerDeadline = deadline
                         return .parkedArmTimer(deadline)
                     }
                     return .parked
@@ -332,14 +333,15 @@ final class IOChannel: SelectableHandler {
         loop.scheduleTimer(at: deadline) { [weak self] in self?.timerFired() }
     }
 
-    /// One timer per channel at most: when it fires it fails the waiters that are due and re-arms for the
-    /// earliest remaining deadline, so parking with a timeout costs no timer work in the common case.
+    /// Timers are lazy: a park only schedules one when its deadline is earlier than the one already armed,
+    /// so a connection doing many short reads under the same timeout keeps a single timer. When it fires it
+    /// fails the waiters that are due and re-arms for the earliest remaining deadline.
     private func timerFired() {
         let now = MonotonicInstant.now()
         var work: CloseWork?
         var rearm: MonotonicInstant?
         state.withLock { state in
-            state.timerArmed = false
+            if let armed = state.timerDeadline, armed <= now { state.timerDeadline = nil }
             guard state.open else { return }
             if state.reader.deadline <= now, case .task(_, _, let timeout?) = state.reader {
                 work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout))
@@ -347,8 +349,8 @@ final class IOChannel: SelectableHandler {
                 work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout))
             } else {
                 let next = min(state.reader.deadline, state.writer.deadline)
-                if next != .distantFuture {
-                    state.timerArmed = true
+                if next != .distantFuture && next < (state.timerDeadline ?? .distantFuture) {
+                    state.timerDeadline = next
                     rearm = next
                 }
             }

@@ -39,6 +39,15 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         }
     }
 
+    deinit {
+        // The event loop's registration keeps the channel alive, so an unclosed connection would hold its
+        // descriptor forever: flag the bug in debug builds and close it anyway.
+        if channel.isOpen {
+            assertionFailure("TCPConnection \(remoteAddress) was released without close(); closing it")
+            channel.close()
+        }
+    }
+
     /// The loop that delivers this connection's readiness events and timers.
     public var eventLoop: EventLoop { channel.loop }
 

@@ -175,6 +175,28 @@ extension LoopbackTests {
             #expect(client.isOpen)
         }
 
+        @Test func aShorterTimeoutIsHonouredWhileALongerTimerIsArmed() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(on: loop)
+            defer { listener.close() }
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            let server = try await listener.accept()
+            defer { server.close() }
+            // The first read arms a 5 s timer and is answered at once.
+            let first = Task { try await client.read(timeout: .seconds(5)) }
+            try await Task.sleep(for: .milliseconds(30))
+            try await server.write([1])
+            #expect(try await first.value == [1])
+            // The second read must time out after 100 ms, not when the 5 s timer fires.
+            let start = MonotonicInstant.now()
+            await #expect(throws: ConnectionError.readTimeout(.milliseconds(100))) {
+                _ = try await client.read(timeout: .milliseconds(100))
+            }
+            #expect(MonotonicInstant.now() - start < .seconds(1))
+        }
+
         @Test func cancellingAParkedReadResumesPromptlyAndCloses() async throws {
             let group = try EventLoopGroup(threads: 1)
             defer { group.shutdown() }
