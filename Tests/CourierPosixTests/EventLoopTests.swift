@@ -91,3 +91,36 @@ extension LoopbackTests {
         }
     }
 }
+
+extension LoopbackTests.EventLoopTests {
+    @Test func loopIsATaskExecutorForHopFreeIO() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let server = try EchoServer(on: loop)
+        let rounds = try await withTaskExecutorPreference(loop) {
+            let connection = try await TCPConnection.connect(to: server.address, on: loop)
+            defer { connection.close() }
+            var rounds = 0
+            for round in 0..<20 {
+                try await connection.write([UInt8(round)])
+                let reply = try await connection.read(timeout: .seconds(2))
+                // The task continues on the loop thread after every parked read.
+                #expect(loop.inEventLoop)
+                #expect(reply == [UInt8(round)])
+                rounds += 1
+            }
+            return rounds
+        }
+        #expect(rounds == 20)
+        await server.stop()
+    }
+
+    @Test func jobsEnqueuedAfterShutdownStillRun() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        let loop = group.next()
+        group.shutdown()
+        let value = await withTaskExecutorPreference(loop) { 7 }
+        #expect(value == 7)
+    }
+}
