@@ -218,6 +218,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             do {
                 try selector.wait(timeout: decision.timeout) { event in
                     let handler = state.withLock { state -> (any SelectableHandler)? in
+                        // Awake now: work that handlers submit (resumed task jobs) needs no eventfd write.
+                        state.sleeping = false
                         guard let registration = state.registrations[event.fd],
                             registration.id == event.registrationID
                         else { return nil }

@@ -8,7 +8,8 @@ import Synchronization
 /// continuation only when the call would block; the loop thread then just resumes it, and the caller
 /// retries. Lost wake-ups are impossible because each direction has an epoch that the loop bumps on every
 /// readiness edge: the caller notes the epoch before the call and, if it changed by the time it parks,
-/// retries instead of sleeping.
+/// retries instead of sleeping. The same epochs let a read skip the `recv` that would only return EAGAIN
+/// when the previous read already emptied the receive buffer and no edge arrived since.
 ///
 /// Closing is safe from any thread at any time. While another thread is inside a system call on the
 /// descriptor (`users > 0`), the `close(2)` is deferred to whoever leaves last, so a descriptor number is
@@ -53,6 +54,10 @@ final class IOChannel: SelectableHandler {
         var writeBusy = false
         /// Threads inside a system call on the descriptor right now.
         var users = 0
+        /// The read epoch at which a read came back short (fewer bytes than asked for), i.e. emptied the
+        /// receive buffer. While the epoch is unchanged no byte has arrived since (every arrival raises a
+        /// new edge), so the next read parks without a `recv` that could only say EAGAIN.
+        var readDrainedEpoch: UInt64?
         var open = true
         /// Closed while `users > 0`: the last user closes the descriptor.
         var closeDeferred = false
@@ -121,21 +126,25 @@ final class IOChannel: SelectableHandler {
     func perform<T>(
         _ direction: Direction,
         timeout: Duration?,
+        drained: (T) -> Bool = { _ in false },
         _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
     ) async throws -> T {
-        var epoch = try enter(direction)
+        var (epoch, skipAttempt) = try enter(direction)
         while true {
-            let result: IOResult<T>
-            do {
-                result = try operation(fd)
-            } catch {
-                leave(direction, failure: error)
-                throw error
+            if !skipAttempt {
+                let result: IOResult<T>
+                do {
+                    result = try operation(fd)
+                } catch {
+                    leave(direction, failure: error, drainedAt: nil)
+                    throw error
+                }
+                if case .processed(let value) = result {
+                    leave(direction, failure: nil, drainedAt: drained(value) ? epoch : nil)
+                    return value
+                }
             }
-            if case .processed(let value) = result {
-                leave(direction, failure: nil)
-                return value
-            }
+            skipAttempt = false
             do {
                 epoch = try await park(direction, since: epoch, timeout: timeout)
             } catch {
@@ -159,8 +168,10 @@ final class IOChannel: SelectableHandler {
         return try body(fd)
     }
 
-    private func enter(_ direction: Direction) throws -> UInt64 {
-        try state.withLock { state throws -> UInt64 in
+    /// Marks the direction busy; returns the epoch to compare against when parking, and whether the
+    /// attempt can be skipped because the last read drained the socket and no readiness edge came since.
+    private func enter(_ direction: Direction) throws -> (epoch: UInt64, skipAttempt: Bool) {
+        try state.withLock { state throws -> (UInt64, Bool) in
             guard state.open else { throw ConnectionError.closed }
             if direction == .read {
                 guard !state.readBusy else { throw ConnectionError.concurrentOperation("read") }
@@ -170,14 +181,20 @@ final class IOChannel: SelectableHandler {
                 state.writeBusy = true
             }
             state.users += 1
-            return state.epoch(direction)
+            let epoch = state.epoch(direction)
+            return (epoch, direction == .read && state.readDrainedEpoch == epoch)
         }
     }
 
-    private func leave(_ direction: Direction, failure: (any Error)?) {
+    private func leave(_ direction: Direction, failure: (any Error)?, drainedAt: UInt64?) {
         var work: CloseWork?
         state.withLock { state in
-            if direction == .read { state.readBusy = false } else { state.writeBusy = false }
+            if direction == .read {
+                state.readBusy = false
+                state.readDrainedEpoch = drainedAt
+            } else {
+                state.writeBusy = false
+            }
             state.users -= 1
             if let failure, state.open {
                 work = Self.beginClose(&state, reason: failure)

@@ -115,7 +115,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
-            return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+            return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
                 var outcome: Result<IOResult<[UInt8]>, SystemCallError> = .success(.wouldBlock)
                 withUnsafeTemporaryAllocation(byteCount: maxBytes, alignment: 1) { buffer in
                     outcome = Result { () throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -128,7 +128,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
                 return try outcome.get()
             }
         }
-        return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+        return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
             var failure: SystemCallError?
             var wouldBlock = false
             let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
@@ -152,7 +152,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
-        return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, timeout: timeout, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
         }
     }
