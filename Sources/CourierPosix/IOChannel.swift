@@ -58,6 +58,9 @@ final class IOChannel: SelectableHandler {
         /// receive buffer. While the epoch is unchanged no byte has arrived since (every arrival raises a
         /// new edge), so the next read parks without a `recv` that could only say EAGAIN.
         var readDrainedEpoch: UInt64?
+        /// The peer's FIN (or an error) was reported. End of file raises no further edge, so after it the
+        /// "drained" shortcut must not be taken: the next `recv` has to run to see the 0.
+        var peerHungUp = false
         var open = true
         /// Closed while `users > 0`: the last user closes the descriptor.
         var closeDeferred = false
@@ -182,7 +185,7 @@ final class IOChannel: SelectableHandler {
             }
             state.users += 1
             let epoch = state.epoch(direction)
-            return (epoch, direction == .read && state.readDrainedEpoch == epoch)
+            return (epoch, direction == .read && state.readDrainedEpoch == epoch && !state.peerHungUp)
         }
     }
 
@@ -327,6 +330,7 @@ final class IOChannel: SelectableHandler {
         var reader = Waiter.none
         var writer = Waiter.none
         state.withLock { state in
+            if !events.isDisjoint(with: [.readHangup, .error]) { state.peerHungUp = true }
             if !events.isDisjoint(with: [.readable, .readHangup, .error]) {
                 state.readEpoch &+= 1
                 swap(&reader, &state.reader)

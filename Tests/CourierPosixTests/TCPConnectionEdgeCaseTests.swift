@@ -1,0 +1,145 @@
+import Glibc
+import Synchronization
+import Testing
+
+@testable import CourierPosix
+
+extension LoopbackTests {
+    @Suite struct TCPConnectionEdgeCaseTests {
+        @Test func readsInPiecesThenParksUntilMoreArrives() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(on: loop)
+            defer { listener.close() }
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            defer { client.close() }
+            let server = try await listener.accept()
+            defer { server.close() }
+            try await server.write(Array(1...10))
+            // Exactly-full reads are not "drained": the rest must still be read without waiting for an edge.
+            var received: [UInt8] = []
+            while received.count < 10 {
+                received += try await client.read(maxBytes: 4, timeout: .seconds(2))
+            }
+            #expect(received == Array(1...10))
+            // The buffer is now empty: the next read parks, and more bytes wake it.
+            let parksBefore = client.parkCount
+            let reader = Task { try await client.read(maxBytes: 64, timeout: .seconds(2)) }
+            try await Task.sleep(for: .milliseconds(30))
+            try await server.write([11, 12])
+            #expect(try await reader.value == [11, 12])
+            #expect(client.parkCount == parksBefore + 1)
+            // A short read followed by bytes that arrived before the next read: nothing is lost.
+            try await server.write([13])
+            try await Task.sleep(for: .milliseconds(30))
+            try await server.write([14])
+            var tail: [UInt8] = []
+            while tail.count < 2 { tail += try await client.read(maxBytes: 64, timeout: .seconds(2)) }
+            #expect(tail == [13, 14])
+        }
+
+        @Test func smallWritesNeverPark() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let server = try EchoServer(on: group.next())
+            let client = try await TCPConnection.connect(to: server.address, on: group.next())
+            for _ in 0..<10 { try await client.write(pattern(count: 1000)) }
+            try await client.write([])
+            #expect(client.parkCount == 0)
+            var echoed = 0
+            while echoed < 10_000 { echoed += try await client.read(timeout: .seconds(2)).count }
+            client.close()
+            await server.stop()
+        }
+
+        @Test func sixtyFourConnectionsInFlightOnOneLoop() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let baseline = try OpenFileDescriptors.count()
+            let server = try EchoServer(on: loop)
+            try await withThrowingTaskGroup(of: Int.self) { tasks in
+                for index in 0..<64 {
+                    tasks.addTask {
+                        try await withTaskExecutorPreference(loop) {
+                            let connection = try await TCPConnection.connect(to: server.address, timeout: .seconds(5), on: loop)
+                            defer { connection.close() }
+                            for round in 0..<20 {
+                                let message = Array("\(index)-\(round)".utf8)
+                                try await connection.write(message)
+                                var reply: [UInt8] = []
+                                while reply.count < message.count {
+                                    let bytes = try await connection.read(timeout: .seconds(5))
+                                    try #require(!bytes.isEmpty)
+                                    reply += bytes
+                                }
+                                try #require(reply == message)
+                            }
+                            return 20
+                        }
+                    }
+                }
+                var total = 0
+                for try await rounds in tasks { total += rounds }
+                #expect(total == 64 * 20)
+            }
+            await server.stop()
+            try await expectNoDescriptorLeak(baseline: baseline)
+        }
+
+        @Test func acceptTimesOutAndClosesTheListener() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let listener = try TCPListener.bind(on: group.next())
+            await #expect(throws: ConnectionError.readTimeout(.milliseconds(50))) {
+                _ = try await listener.accept(timeout: .milliseconds(50))
+            }
+            #expect(!listener.isOpen)
+        }
+
+        @Test func listenerRefusesHostNamesAndBusyPorts() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            #expect(throws: ResolveError.self) { _ = try TCPListener.bind(host: "localhost", on: loop) }
+            #expect(throws: ResolveError.self) { _ = try TCPListener.bind(host: "127.0.0.1", port: 70000, on: loop) }
+            let first = try TCPListener.bind(on: loop)
+            defer { first.close() }
+            // SO_REUSEADDR does not allow two listeners on one port.
+            let error = #expect(throws: SystemCallError.self) {
+                _ = try TCPListener.bind(host: "127.0.0.1", port: first.localAddress.port, on: loop)
+            }
+            #expect(error?.call == "bind")
+            #expect(error?.errno == EADDRINUSE)
+        }
+
+        @Test func connectByHostReportsResolveErrors() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            await #expect(throws: ResolveError.self) {
+                _ = try await TCPConnection.connect(host: "", port: 80, on: group.next())
+            }
+        }
+
+        @Test func closeFromAnotherTaskWakesBothDirections() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(receiveBufferSize: 4096, on: loop)
+            defer { listener.close() }
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            try client.setSendBufferSize(4096)
+            let server = try await listener.accept()
+            defer { server.close() }
+            let reader = Task { try await client.read() }
+            let writer = Task { try await client.write([UInt8](repeating: 7, count: 4 << 20)) }
+            try await Task.sleep(for: .milliseconds(50))
+            client.close()
+            let readResult = await reader.result
+            let writeResult = await writer.result
+            #expect(throws: ConnectionError.closed) { try readResult.get() }
+            #expect(throws: ConnectionError.closed) { try writeResult.get() }
+        }
+    }
+}
