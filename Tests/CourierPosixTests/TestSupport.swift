@@ -106,3 +106,11 @@ func loopbackIPv6Available(on loop: EventLoop) -> Bool {
     listener.close()
     return true
 }
+
+/// A thread-safe counter that escaping closures can share.
+final class Counter: Sendable {
+    private let storage = Atomic(0)
+
+    func increment() { storage.wrappingAdd(1, ordering: .relaxed) }
+    var value: Int { storage.load(ordering: .relaxed) }
+}
