@@ -105,6 +105,15 @@ enum Syscall {
         }
     }
 
+    /// `sendmsg(2)` of several buffers at once, with `MSG_NOSIGNAL`.
+    @inline(never)
+    static func sendVectored(_ fd: Int32, _ iovecs: UnsafeMutableBufferPointer<iovec>) throws(SystemCallError) -> IOResult<Int> {
+        var message = msghdr()
+        message.msg_iov = iovecs.baseAddress
+        message.msg_iovlen = iovecs.count
+        return try retrying("sendmsg", wouldBlockIsValue: true) { Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
+    }
+
     /// `shutdown(2)`; `ENOTCONN` (the peer already went away) is not an error here.
     @inline(never)
     static func shutdown(_ fd: Int32, how: Int32) throws(SystemCallError) {

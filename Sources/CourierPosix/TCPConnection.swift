@@ -188,6 +188,64 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Writes several buffers in order with as few system calls as possible (`sendmsg` with up to 64
+    /// buffers per call), e.g. a request head and its body without concatenating them first.
+    ///
+    /// - Parameter timeout: as for ``write(_:timeout:)-([UInt8],_)``.
+    public func write(vectored buffers: [[UInt8]], timeout: Duration? = nil) async throws {
+        let buffers = buffers.filter { !$0.isEmpty }
+        guard !buffers.isEmpty else { return }
+        var index = 0
+        var offset = 0
+        try await channel.perform(.write, timeout: timeout) { fd throws(SystemCallError) -> IOResult<Void> in
+            while index < buffers.count {
+                let sent = try Self.withIOVecs(buffers, from: index, offset: offset) { iovecs throws(SystemCallError) in
+                    try Syscall.sendVectored(fd, iovecs)
+                }
+                guard case .processed(var count) = sent else { return .wouldBlock }
+                while count > 0 {
+                    let remaining = buffers[index].count - offset
+                    if count >= remaining {
+                        count -= remaining
+                        index += 1
+                        offset = 0
+                    } else {
+                        offset += count
+                        count = 0
+                    }
+                }
+            }
+            return .processed(())
+        }
+    }
+
+    /// Pins up to 64 buffers starting at `buffers[start]` (skipping `offset` bytes of the first) and
+    /// hands their `iovec`s to `body`.
+    private static func withIOVecs<R>(
+        _ buffers: [[UInt8]],
+        from start: Int,
+        offset: Int,
+        _ body: (UnsafeMutableBufferPointer<iovec>) throws(SystemCallError) -> R
+    ) throws(SystemCallError) -> R {
+        let end = min(buffers.count, start + 64)
+        return try withUnsafeTemporaryAllocation(of: iovec.self, capacity: end - start) { iovecs throws(SystemCallError) -> R in
+            func pin(_ index: Int) throws(SystemCallError) -> R {
+                if index == end { return try body(iovecs) }
+                var result: Result<R, SystemCallError>!
+                buffers[index].withUnsafeBytes { raw in
+                    let skip = index == start ? offset : 0
+                    iovecs[index - start] = iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip),
+                        iov_len: raw.count - skip
+                    )
+                    result = Result { () throws(SystemCallError) in try pin(index + 1) }
+                }
+                return try result.get()
+            }
+            return try pin(start)
+        }
+    }
+
     // MARK: - State
 
     /// True when the peer closed or reset the connection (or it is closed locally), checked without

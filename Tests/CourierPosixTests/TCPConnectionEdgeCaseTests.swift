@@ -53,6 +53,37 @@ extension LoopbackTests {
             await server.stop()
         }
 
+        @Test func vectoredWritesKeepOrderAcrossPartialSends() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(receiveBufferSize: 4096, on: loop)
+            defer { listener.close() }
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            defer { client.close() }
+            try client.setSendBufferSize(4096)
+            let server = try await listener.accept()
+            defer { server.close() }
+            // 100 buffers (more than one sendmsg takes), odd sizes, some empty, 600 KiB in all: with small
+            // socket buffers the sends are partial and the write parks.
+            let buffers = (0..<100).map { index in index % 10 == 3 ? [] : pattern(count: 6000 + index * 7).map { $0 &+ UInt8(index) } }
+            let expected = buffers.flatMap { $0 }
+            let writer = Task { try await client.write(vectored: buffers, timeout: .seconds(10)) }
+            let received = try await withDeadline(10, "vectored bytes") { [server] in
+                var received: [UInt8] = []
+                while received.count < expected.count {
+                    let bytes = try await server.read(maxBytes: 64 * 1024, timeout: .seconds(5))
+                    try #require(!bytes.isEmpty)
+                    received += bytes
+                }
+                return received
+            }
+            try await writer.value
+            #expect(received == expected)
+            #expect(client.parkCount > 0)
+            try await client.write(vectored: [[], []])
+        }
+
         @Test func sixtyFourConnectionsInFlightOnOneLoop() async throws {
             let group = try EventLoopGroup(threads: 1)
             defer { group.shutdown() }
