@@ -66,6 +66,13 @@ final class IOChannel: SelectableHandler {
         var closeDeferred = false
         /// What waiters (and a caller caught mid-call) are told about the close.
         var closeReason: any Error = ConnectionError.closed
+        /// When set, `closeReason` concerns only this direction; the other one is just "closed".
+        var closeReasonDirection: Direction?
+
+        func closeReason(for direction: Direction) -> any Error {
+            if let only = closeReasonDirection, only != direction { return ConnectionError.closed }
+            return closeReason
+        }
         /// Deadline of the earliest idle timer scheduled for this channel, if any.
         var timerDeadline: MonotonicInstant?
         /// Times a task parked; tests use it to prove a write really waited for EPOLLOUT.
@@ -78,7 +85,8 @@ final class IOChannel: SelectableHandler {
     private struct CloseWork {
         var reader = Waiter.none
         var writer = Waiter.none
-        var reason: any Error = ConnectionError.closed
+        var readerReason: any Error = ConnectionError.closed
+        var writerReason: any Error = ConnectionError.closed
         var closeDescriptor = false
     }
 
@@ -238,10 +246,10 @@ final class IOChannel: SelectableHandler {
                             state.closeDeferred = false
                             work = CloseWork(closeDescriptor: true)
                         }
-                        return .failed(state.closeReason, work)
+                        return .failed(state.closeReason(for: direction), work)
                     }
                     if Task.isCancelled {
-                        let work = Self.beginClose(&state, reason: CancellationError())
+                        let work = Self.beginClose(&state, reason: CancellationError(), only: direction)
                         return .failed(CancellationError(), work)
                     }
                     if state.epoch(direction) != epoch { return .retry }
@@ -268,12 +276,12 @@ final class IOChannel: SelectableHandler {
                 }
             }
             return try state.withLock { state throws -> UInt64 in
-                guard state.open else { throw state.closeReason }
+                guard state.open else { throw state.closeReason(for: direction) }
                 state.users += 1
                 return state.epoch(direction)
             }
         } onCancel: {
-            close(reason: CancellationError())
+            close(reason: CancellationError(), only: direction)
         }
     }
 
@@ -292,18 +300,25 @@ final class IOChannel: SelectableHandler {
     // MARK: - Closing
 
     /// Closes the channel (once); waiters are resumed with `reason`.
-    func close(reason: any Error = ConnectionError.closed) {
+    ///
+    /// With `only`, just that direction's waiter gets `reason` and the other gets ``ConnectionError/closed``:
+    /// a cancellation or a timeout belongs to the task that was waiting, not to its peer in the other
+    /// direction.
+    func close(reason: any Error = ConnectionError.closed, only direction: Direction? = nil) {
         let work = state.withLock { state -> CloseWork? in
             guard state.open else { return nil }
-            return Self.beginClose(&state, reason: reason)
+            return Self.beginClose(&state, reason: reason, only: direction)
         }
         if let work { finishClose(work) }
     }
 
-    private static func beginClose(_ state: inout State, reason: any Error) -> CloseWork {
+    private static func beginClose(_ state: inout State, reason: any Error, only direction: Direction? = nil) -> CloseWork {
         state.open = false
         state.closeReason = reason
-        var work = CloseWork(reason: reason)
+        state.closeReasonDirection = direction
+        var work = CloseWork()
+        if direction != .write { work.readerReason = reason }
+        if direction != .read { work.writerReason = reason }
         swap(&work.reader, &state.reader)
         swap(&work.writer, &state.writer)
         if state.users == 0 {
@@ -320,8 +335,8 @@ final class IOChannel: SelectableHandler {
             loop.deregister(fd: fd, id: id)
             descriptor.close()
         }
-        work.reader.resume(.failure(work.reason))
-        work.writer.resume(.failure(work.reason))
+        work.reader.resume(.failure(work.readerReason))
+        work.writer.resume(.failure(work.writerReason))
     }
 
     // MARK: - Loop callbacks
@@ -365,9 +380,9 @@ final class IOChannel: SelectableHandler {
             if let armed = state.timerDeadline, armed <= now { state.timerDeadline = nil }
             guard state.open else { return }
             if state.reader.deadline <= now, case .task(_, _, let timeout?) = state.reader {
-                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout))
+                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout), only: .read)
             } else if state.writer.deadline <= now, case .task(_, _, let timeout?) = state.writer {
-                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout))
+                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout), only: .write)
             } else {
                 let next = min(state.reader.deadline, state.writer.deadline)
                 if next != .distantFuture && next < (state.timerDeadline ?? .distantFuture) {

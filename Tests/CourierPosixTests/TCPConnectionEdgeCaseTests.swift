@@ -153,6 +153,28 @@ extension LoopbackTests {
             }
         }
 
+        @Test func cancellingTheReaderFailsAParkedWriterAsClosed() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(receiveBufferSize: 4096, on: loop)
+            defer { listener.close() }
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            try client.setSendBufferSize(4096)
+            let server = try await listener.accept()
+            defer { server.close() }
+            let reader = Task { try await client.read() }
+            let writer = Task { try await client.write([UInt8](repeating: 7, count: 4 << 20)) }
+            try await Task.sleep(for: .milliseconds(50))
+            reader.cancel()
+            let readResult = await reader.result
+            let writeResult = await writer.result
+            // The cancellation belongs to the reading task; the writer only sees a closed connection.
+            #expect(throws: CancellationError.self) { try readResult.get() }
+            #expect(throws: ConnectionError.closed) { try writeResult.get() }
+            #expect(!client.isOpen)
+        }
+
         @Test func closeFromAnotherTaskWakesBothDirections() async throws {
             let group = try EventLoopGroup(threads: 1)
             defer { group.shutdown() }
