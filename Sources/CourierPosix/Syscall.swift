@@ -205,6 +205,23 @@ enum Syscall {
         }
     }
 
+    // MARK: - Error text
+
+    /// `strerror_r(3)`; Glibc's module imports the XSI variant, which fills the buffer and returns 0.
+    @inline(never)
+    static func errnoMessage(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let result = buffer.withUnsafeMutableBufferPointer { strerror_r(code, $0.baseAddress!, $0.count) }
+        guard result == 0 else { return "errno \(code)" }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// `gai_strerror(3)`.
+    @inline(never)
+    static func resolverMessage(_ code: Int32) -> String {
+        String(cString: gai_strerror(code))
+    }
+
     // MARK: - epoll and eventfd
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
