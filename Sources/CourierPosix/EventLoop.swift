@@ -46,13 +46,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     /// Position of this loop in its group.
     public let index: Int
-    let selector: EpollSelector
+    let selector: PlatformSelector
     private let state = Mutex(State())
     private let threadID = Atomic<UInt>(0)
 
     init(index: Int) throws(SystemCallError) {
         self.index = index
-        self.selector = try EpollSelector()
+        self.selector = try PlatformSelector()
     }
 
     // MARK: - Running work

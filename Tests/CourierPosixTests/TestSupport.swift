@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 
@@ -100,12 +101,13 @@ func pattern(count: Int) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 }
 
-/// True when `::1` can be bound on this machine.
-func loopbackIPv6Available(on loop: EventLoop) -> Bool {
-    guard let listener = try? TCPListener.bind(host: "::1", on: loop) else { return false }
-    listener.close()
-    return true
-}
+/// True when `::1` can be bound on this machine (checked once, without an event loop).
+let loopbackIPv6Available: Bool = {
+    guard let fd = try? Syscall.socket(domain: AF_INET6, type: Int32(SOCK_STREAM.rawValue)) else { return false }
+    let descriptor = FileDescriptor(takingOwnershipOf: fd)
+    defer { descriptor.close() }
+    return (try? Syscall.bind(fd, to: SocketAddress(ipAddress: "::1", port: 0)!)) != nil
+}()
 
 /// A thread-safe counter that escaping closures can share.
 final class Counter: Sendable {
