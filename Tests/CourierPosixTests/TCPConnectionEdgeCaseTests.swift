@@ -196,3 +196,47 @@ extension LoopbackTests {
         }
     }
 }
+
+extension LoopbackTests.TCPConnectionEdgeCaseTests {
+    @Test func closedConnectionsAreFreed() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let listener = try TCPListener.bind(on: loop)
+        defer { listener.close() }
+        weak var weakClient: TCPConnection?
+        weak var weakServer: TCPConnection?
+        do {
+            let client = try await TCPConnection.connect(to: listener.localAddress, timeout: .seconds(2), on: loop)
+            let server = try await listener.accept()
+            // Exercise a parked read with an idle timer, so a timer closure exists too.
+            let reader = Task { try await client.read(timeout: .seconds(30)) }
+            try await Task.sleep(for: .milliseconds(20))
+            try await server.write([1])
+            _ = try await reader.value
+            weakClient = client
+            weakServer = server
+            client.close()
+            server.close()
+        }
+        // Nothing (registration table, timers, connector) keeps a closed connection alive.
+        #expect(try await eventually { weakClient == nil && weakServer == nil })
+    }
+}
+
+@Suite struct RandomInputTests {
+    /// Bounded random input: address parsing must never crash and must only accept what round-trips.
+    @Test func addressParsingSurvivesRandomText() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEF:.[]%/ -\u{0}x")
+        for _ in 0..<5000 {
+            let length = Int.random(in: 0...45, using: &generator)
+            let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            let port = Int.random(in: -10...70000, using: &generator)
+            if let address = SocketAddress(ipAddress: text, port: port) {
+                #expect((0...65535).contains(port))
+                #expect(SocketAddress(ipAddress: address.ipAddress, port: port) == address)
+            }
+        }
+    }
+}
