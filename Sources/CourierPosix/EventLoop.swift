@@ -12,6 +12,13 @@ import Synchronization
 public final class EventLoop: Sendable, CustomStringConvertible {
     typealias Work = @Sendable () -> Void
 
+    /// One item of the loop's run queue: a closure, or a Swift task job when the loop is used as a
+    /// `TaskExecutor`.
+    private enum Runnable {
+        case closure(Work)
+        case job(UnownedJob)
+    }
+
     private struct Registration {
         var id: UInt32
         var handler: any SelectableHandler
@@ -24,7 +31,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     private struct State {
-        var work: [Work] = []
+        var work: [Runnable] = []
         var timers = TimerHeap<Work>()
         var registrations: [Int32: Registration] = [:]
         var nextRegistrationID: UInt32 = 1
@@ -39,13 +46,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     /// Position of this loop in its group.
     public let index: Int
-    let selector: EpollSelector
+    let selector: PlatformSelector
     private let state = Mutex(State())
     private let threadID = Atomic<UInt>(0)
 
     init(index: Int) throws(SystemCallError) {
         self.index = index
-        self.selector = try EpollSelector()
+        self.selector = try PlatformSelector()
     }
 
     // MARK: - Running work
@@ -60,7 +67,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     public func execute(_ work: @escaping @Sendable () -> Void) {
         let wake = state.withLock { state -> Bool in
             guard case .running = state.lifecycle else { return false }
-            state.work.append(work)
+            state.work.append(.closure(work))
             return Self.claimWakeup(&state)
         }
         if wake { wakeUp() }
@@ -73,7 +80,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
             let accepted = state.withLock { state -> (accepted: Bool, wake: Bool) in
                 guard case .running = state.lifecycle else { return (false, false) }
-                state.work.append { continuation.resume(with: Result { try work() }) }
+                state.work.append(.closure { continuation.resume(with: Result { try work() }) })
                 return (true, Self.claimWakeup(&state))
             }
             if !accepted.accepted { continuation.resume(throwing: EventLoopError.shutDown) }
@@ -127,42 +134,52 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Enqueues a task job (the `TaskExecutor` entry point); after shut-down jobs go to the global executor
+    /// so no task is ever stranded.
+    private func enqueueJob(_ job: UnownedJob) {
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            guard case .running = state.lifecycle else {
+                if case .shuttingDown = state.lifecycle {
+                    state.work.append(.job(job))
+                    return (true, false)
+                }
+                return (false, false)
+            }
+            state.work.append(.job(job))
+            return (true, Self.claimWakeup(&state))
+        }
+        if wake { wakeUp() }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
     // MARK: - Registrations
 
     /// Registers `fd` for edge-triggered readiness events delivered to `handler` on this loop's thread.
     ///
     /// - Returns: the registration id, needed to deregister.
     func register(fd: Int32, interest: SelectorInterest, handler: any SelectableHandler) throws -> UInt32 {
-        let id = try state.withLock { state throws -> UInt32 in
+        // epoll_ctl runs under the lock so it can never race with the loop closing its epoll descriptor
+        // at shut-down (which would make it fail with EBADF, or hit a reused descriptor number).
+        try state.withLock { state throws -> UInt32 in
             guard case .running = state.lifecycle else { throw EventLoopError.shutDown }
             let id = state.nextRegistrationID
             state.nextRegistrationID = id == UInt32.max ? 1 : id + 1
+            try selector.register(fd: fd, id: id, interest: interest)
             state.registrations[fd] = Registration(id: id, handler: handler)
             return id
         }
-        do {
-            try selector.register(fd: fd, id: id, interest: interest)
-        } catch {
-            state.withLock { state in
-                if state.registrations[fd]?.id == id { state.registrations[fd] = nil }
-            }
-            throw error
-        }
-        return id
     }
 
     /// Stops delivering events for registration `id` of `fd`. Call before closing the descriptor.
     func deregister(fd: Int32, id: UInt32) {
-        let removed = state.withLock { state -> Bool in
-            guard state.registrations[fd]?.id == id else { return false }
+        state.withLock { state in
+            guard state.registrations[fd]?.id == id else { return }
             state.registrations[fd] = nil
-            return true
-        }
-        guard removed else { return }
-        do {
-            try selector.deregister(fd: fd)
-        } catch {
-            // ENOENT/EPERM cannot happen for a descriptor we registered; nothing else is actionable here.
+            do {
+                try selector.deregister(fd: fd)
+            } catch {
+                // ENOENT/EPERM cannot happen for a descriptor we registered; nothing else is actionable here.
+            }
         }
     }
 
@@ -176,13 +193,17 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     private func run() {
-        var work: [Work] = []
+        var work: [Runnable] = []
         work.reserveCapacity(64)
         var expired: [Work] = []
         while true {
             // Decide how long to sleep, or stop.
             let decision = state.withLock { state -> (stop: Bool, timeout: Duration?) in
-                if case .shuttingDown = state.lifecycle, state.work.isEmpty { return (true, nil) }
+                if case .shuttingDown = state.lifecycle, state.work.isEmpty {
+                    // From here on, jobs go to the global executor and closures are refused.
+                    state.lifecycle = .shutDown
+                    return (true, nil)
+                }
                 if !state.work.isEmpty {
                     state.sleeping = false
                     return (false, .zero)
@@ -197,6 +218,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             do {
                 try selector.wait(timeout: decision.timeout) { event in
                     let handler = state.withLock { state -> (any SelectableHandler)? in
+                        // Awake now: work that handlers submit (resumed task jobs) needs no eventfd write.
+                        state.sleeping = false
                         guard let registration = state.registrations[event.fd],
                             registration.id == event.registrationID
                         else { return nil }
@@ -219,7 +242,12 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             }
             for action in expired { action() }
             expired.removeAll(keepingCapacity: true)
-            for action in work { action() }
+            for item in work {
+                switch item {
+                case .closure(let action): action()
+                case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+                }
+            }
             work.removeAll(keepingCapacity: true)
         }
 
@@ -234,8 +262,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             state.lifecycle = .shutDown
             state.registrations.removeAll()
             state.work.removeAll()
+            selector.close()
         }
-        selector.close()
     }
 
     /// Asks the loop to finish the work already submitted and stop.
@@ -250,4 +278,14 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "EventLoop(\(index))" }
+}
+
+/// An event loop is a task executor: inside `withTaskExecutorPreference(loop) { ... }` a task's code runs on
+/// the loop thread, so when the loop resumes a parked read the task continues right there, without waking a
+/// second thread. Code run this way must not block (no long computations, no blocking calls): it holds up
+/// every connection on the loop.
+extension EventLoop: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        enqueueJob(UnownedJob(job))
+    }
 }

@@ -8,7 +8,8 @@ import Synchronization
 /// continuation only when the call would block; the loop thread then just resumes it, and the caller
 /// retries. Lost wake-ups are impossible because each direction has an epoch that the loop bumps on every
 /// readiness edge: the caller notes the epoch before the call and, if it changed by the time it parks,
-/// retries instead of sleeping.
+/// retries instead of sleeping. The same epochs let a read skip the `recv` that would only return EAGAIN
+/// when the previous read already emptied the receive buffer and no edge arrived since.
 ///
 /// Closing is safe from any thread at any time. While another thread is inside a system call on the
 /// descriptor (`users > 0`), the `close(2)` is deferred to whoever leaves last, so a descriptor number is
@@ -53,12 +54,27 @@ final class IOChannel: SelectableHandler {
         var writeBusy = false
         /// Threads inside a system call on the descriptor right now.
         var users = 0
+        /// The read epoch at which a read came back short (fewer bytes than asked for), i.e. emptied the
+        /// receive buffer. While the epoch is unchanged no byte has arrived since (every arrival raises a
+        /// new edge), so the next read parks without a `recv` that could only say EAGAIN.
+        var readDrainedEpoch: UInt64?
+        /// The peer's FIN (or an error) was reported. End of file raises no further edge, so after it the
+        /// "drained" shortcut must not be taken: the next `recv` has to run to see the 0.
+        var peerHungUp = false
         var open = true
         /// Closed while `users > 0`: the last user closes the descriptor.
         var closeDeferred = false
         /// What waiters (and a caller caught mid-call) are told about the close.
         var closeReason: any Error = ConnectionError.closed
-        var timerArmed = false
+        /// When set, `closeReason` concerns only this direction; the other one is just "closed".
+        var closeReasonDirection: Direction?
+
+        func closeReason(for direction: Direction) -> any Error {
+            if let only = closeReasonDirection, only != direction { return ConnectionError.closed }
+            return closeReason
+        }
+        /// Deadline of the earliest idle timer scheduled for this channel, if any.
+        var timerDeadline: MonotonicInstant?
         /// Times a task parked; tests use it to prove a write really waited for EPOLLOUT.
         var parkCount = 0
 
@@ -69,7 +85,8 @@ final class IOChannel: SelectableHandler {
     private struct CloseWork {
         var reader = Waiter.none
         var writer = Waiter.none
-        var reason: any Error = ConnectionError.closed
+        var readerReason: any Error = ConnectionError.closed
+        var writerReason: any Error = ConnectionError.closed
         var closeDescriptor = false
     }
 
@@ -120,21 +137,25 @@ final class IOChannel: SelectableHandler {
     func perform<T>(
         _ direction: Direction,
         timeout: Duration?,
+        drained: (T) -> Bool = { _ in false },
         _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
     ) async throws -> T {
-        var epoch = try enter(direction)
+        var (epoch, skipAttempt) = try enter(direction)
         while true {
-            let result: IOResult<T>
-            do {
-                result = try operation(fd)
-            } catch {
-                leave(direction, failure: error)
-                throw error
+            if !skipAttempt {
+                let result: IOResult<T>
+                do {
+                    result = try operation(fd)
+                } catch {
+                    leave(direction, failure: error, drainedAt: nil)
+                    throw error
+                }
+                if case .processed(let value) = result {
+                    leave(direction, failure: nil, drainedAt: drained(value) ? epoch : nil)
+                    return value
+                }
             }
-            if case .processed(let value) = result {
-                leave(direction, failure: nil)
-                return value
-            }
+            skipAttempt = false
             do {
                 epoch = try await park(direction, since: epoch, timeout: timeout)
             } catch {
@@ -158,8 +179,10 @@ final class IOChannel: SelectableHandler {
         return try body(fd)
     }
 
-    private func enter(_ direction: Direction) throws -> UInt64 {
-        try state.withLock { state throws -> UInt64 in
+    /// Marks the direction busy; returns the epoch to compare against when parking, and whether the
+    /// attempt can be skipped because the last read drained the socket and no readiness edge came since.
+    private func enter(_ direction: Direction) throws -> (epoch: UInt64, skipAttempt: Bool) {
+        try state.withLock { state throws -> (UInt64, Bool) in
             guard state.open else { throw ConnectionError.closed }
             if direction == .read {
                 guard !state.readBusy else { throw ConnectionError.concurrentOperation("read") }
@@ -169,14 +192,20 @@ final class IOChannel: SelectableHandler {
                 state.writeBusy = true
             }
             state.users += 1
-            return state.epoch(direction)
+            let epoch = state.epoch(direction)
+            return (epoch, direction == .read && state.readDrainedEpoch == epoch && !state.peerHungUp)
         }
     }
 
-    private func leave(_ direction: Direction, failure: (any Error)?) {
+    private func leave(_ direction: Direction, failure: (any Error)?, drainedAt: UInt64?) {
         var work: CloseWork?
         state.withLock { state in
-            if direction == .read { state.readBusy = false } else { state.writeBusy = false }
+            if direction == .read {
+                state.readBusy = false
+                state.readDrainedEpoch = drainedAt
+            } else {
+                state.writeBusy = false
+            }
             state.users -= 1
             if let failure, state.open {
                 work = Self.beginClose(&state, reason: failure)
@@ -217,10 +246,10 @@ final class IOChannel: SelectableHandler {
                             state.closeDeferred = false
                             work = CloseWork(closeDescriptor: true)
                         }
-                        return .failed(state.closeReason, work)
+                        return .failed(state.closeReason(for: direction), work)
                     }
                     if Task.isCancelled {
-                        let work = Self.beginClose(&state, reason: CancellationError())
+                        let work = Self.beginClose(&state, reason: CancellationError(), only: direction)
                         return .failed(CancellationError(), work)
                     }
                     if state.epoch(direction) != epoch { return .retry }
@@ -228,8 +257,8 @@ final class IOChannel: SelectableHandler {
                     let waiter = Waiter.task(continuation, deadline: deadline, timeout: timeout)
                     if direction == .read { state.reader = waiter } else { state.writer = waiter }
                     state.parkCount += 1
-                    if timeout != nil && !state.timerArmed {
-                        state.timerArmed = true
+                    if timeout != nil && deadline < (state.timerDeadline ?? .distantFuture) {
+                        state.timerDeadline = deadline
                         return .parkedArmTimer(deadline)
                     }
                     return .parked
@@ -247,12 +276,12 @@ final class IOChannel: SelectableHandler {
                 }
             }
             return try state.withLock { state throws -> UInt64 in
-                guard state.open else { throw state.closeReason }
+                guard state.open else { throw state.closeReason(for: direction) }
                 state.users += 1
                 return state.epoch(direction)
             }
         } onCancel: {
-            close(reason: CancellationError())
+            close(reason: CancellationError(), only: direction)
         }
     }
 
@@ -271,18 +300,25 @@ final class IOChannel: SelectableHandler {
     // MARK: - Closing
 
     /// Closes the channel (once); waiters are resumed with `reason`.
-    func close(reason: any Error = ConnectionError.closed) {
+    ///
+    /// With `only`, just that direction's waiter gets `reason` and the other gets ``ConnectionError/closed``:
+    /// a cancellation or a timeout belongs to the task that was waiting, not to its peer in the other
+    /// direction.
+    func close(reason: any Error = ConnectionError.closed, only direction: Direction? = nil) {
         let work = state.withLock { state -> CloseWork? in
             guard state.open else { return nil }
-            return Self.beginClose(&state, reason: reason)
+            return Self.beginClose(&state, reason: reason, only: direction)
         }
         if let work { finishClose(work) }
     }
 
-    private static func beginClose(_ state: inout State, reason: any Error) -> CloseWork {
+    private static func beginClose(_ state: inout State, reason: any Error, only direction: Direction? = nil) -> CloseWork {
         state.open = false
         state.closeReason = reason
-        var work = CloseWork(reason: reason)
+        state.closeReasonDirection = direction
+        var work = CloseWork()
+        if direction != .write { work.readerReason = reason }
+        if direction != .read { work.writerReason = reason }
         swap(&work.reader, &state.reader)
         swap(&work.writer, &state.writer)
         if state.users == 0 {
@@ -299,8 +335,8 @@ final class IOChannel: SelectableHandler {
             loop.deregister(fd: fd, id: id)
             descriptor.close()
         }
-        work.reader.resume(.failure(work.reason))
-        work.writer.resume(.failure(work.reason))
+        work.reader.resume(.failure(work.readerReason))
+        work.writer.resume(.failure(work.writerReason))
     }
 
     // MARK: - Loop callbacks
@@ -309,6 +345,7 @@ final class IOChannel: SelectableHandler {
         var reader = Waiter.none
         var writer = Waiter.none
         state.withLock { state in
+            if !events.isDisjoint(with: [.readHangup, .error]) { state.peerHungUp = true }
             if !events.isDisjoint(with: [.readable, .readHangup, .error]) {
                 state.readEpoch &+= 1
                 swap(&reader, &state.reader)
@@ -332,23 +369,24 @@ final class IOChannel: SelectableHandler {
         loop.scheduleTimer(at: deadline) { [weak self] in self?.timerFired() }
     }
 
-    /// One timer per channel at most: when it fires it fails the waiters that are due and re-arms for the
-    /// earliest remaining deadline, so parking with a timeout costs no timer work in the common case.
+    /// Timers are lazy: a park only schedules one when its deadline is earlier than the one already armed,
+    /// so a connection doing many short reads under the same timeout keeps a single timer. When it fires it
+    /// fails the waiters that are due and re-arms for the earliest remaining deadline.
     private func timerFired() {
         let now = MonotonicInstant.now()
         var work: CloseWork?
         var rearm: MonotonicInstant?
         state.withLock { state in
-            state.timerArmed = false
+            if let armed = state.timerDeadline, armed <= now { state.timerDeadline = nil }
             guard state.open else { return }
             if state.reader.deadline <= now, case .task(_, _, let timeout?) = state.reader {
-                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout))
+                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout), only: .read)
             } else if state.writer.deadline <= now, case .task(_, _, let timeout?) = state.writer {
-                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout))
+                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout), only: .write)
             } else {
                 let next = min(state.reader.deadline, state.writer.deadline)
-                if next != .distantFuture {
-                    state.timerArmed = true
+                if next != .distantFuture && next < (state.timerDeadline ?? .distantFuture) {
+                    state.timerDeadline = next
                     rearm = next
                 }
             }

@@ -24,7 +24,7 @@ public struct ResolveError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Creates an error from a `getaddrinfo` return code.
     init(getaddrinfoCode code: Int32, errno: Int32, host: String) {
-        var message = String(cString: gai_strerror(code))
+        var message = Syscall.resolverMessage(code)
         if code == EAI_SYSTEM {
             message += ": " + SystemCallError(call: "getaddrinfo", errno: errno).errnoDescription
         }

@@ -134,7 +134,9 @@ final class ResolverPool: Sendable {
     func submit(_ job: ResolveJob) {
         let spawn = state.withLock { state -> Bool in
             state.queue.append(job)
-            guard state.idle == 0, state.threads < maxThreads else { return false }
+            // Start a thread when the waiting jobs outnumber the idle threads (an idle thread that was
+            // just signalled still counts as idle until it wakes, so compare counts, not "idle == 0").
+            guard state.queue.count > state.idle, state.threads < maxThreads else { return false }
             state.threads += 1
             return true
         }

@@ -52,3 +52,8 @@ protocol SelectorBackend: Sendable {
     /// Releases the backend's own descriptors. No other call may follow.
     func close()
 }
+
+#if os(Linux)
+/// The backend this platform's event loops use.
+typealias PlatformSelector = EpollSelector
+#endif

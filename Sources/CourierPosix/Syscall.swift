@@ -105,6 +105,15 @@ enum Syscall {
         }
     }
 
+    /// `sendmsg(2)` of several buffers at once, with `MSG_NOSIGNAL`.
+    @inline(never)
+    static func sendVectored(_ fd: Int32, _ iovecs: UnsafeMutableBufferPointer<iovec>) throws(SystemCallError) -> IOResult<Int> {
+        var message = msghdr()
+        message.msg_iov = iovecs.baseAddress
+        message.msg_iovlen = iovecs.count
+        return try retrying("sendmsg", wouldBlockIsValue: true) { Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
+    }
+
     /// `shutdown(2)`; `ENOTCONN` (the peer already went away) is not an error here.
     @inline(never)
     static func shutdown(_ fd: Int32, how: Int32) throws(SystemCallError) {
@@ -194,6 +203,23 @@ enum Syscall {
             guard inet_ntop(family, address, out.baseAddress, socklen_t(out.count)) != nil else { return "?" }
             return String(cString: out.baseAddress!)
         }
+    }
+
+    // MARK: - Error text
+
+    /// `strerror_r(3)`; Glibc's module imports the XSI variant, which fills the buffer and returns 0.
+    @inline(never)
+    static func errnoMessage(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let result = buffer.withUnsafeMutableBufferPointer { strerror_r(code, $0.baseAddress!, $0.count) }
+        guard result == 0 else { return "errno \(code)" }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// `gai_strerror(3)`.
+    @inline(never)
+    static func resolverMessage(_ code: Int32) -> String {
+        String(cString: gai_strerror(code))
     }
 
     // MARK: - epoll and eventfd

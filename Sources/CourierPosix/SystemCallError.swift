@@ -1,5 +1,3 @@
-import Glibc
-
 /// A system call failed with an `errno` that is not "would block" and not a programming error.
 ///
 /// Its description reads `'connect' failed: (111) Connection refused`.
@@ -17,11 +15,7 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The C library's text for `errno`, e.g. `Connection refused`.
     public var errnoDescription: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        // Glibc's module imports the XSI strerror_r, which fills the buffer and returns 0.
-        let result = buffer.withUnsafeMutableBufferPointer { strerror_r(errno, $0.baseAddress!, $0.count) }
-        guard result == 0 else { return "errno \(errno)" }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        Syscall.errnoMessage(errno)
     }
 
     public var description: String {

@@ -39,6 +39,15 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         }
     }
 
+    deinit {
+        // The event loop's registration keeps the channel alive, so an unclosed connection would hold its
+        // descriptor forever: flag the bug in debug builds and close it anyway.
+        if channel.isOpen {
+            assertionFailure("TCPConnection \(remoteAddress) was released without close(); closing it")
+            channel.close()
+        }
+    }
+
     /// The loop that delivers this connection's readiness events and timers.
     public var eventLoop: EventLoop { channel.loop }
 
@@ -106,7 +115,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
-            return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+            return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
                 var outcome: Result<IOResult<[UInt8]>, SystemCallError> = .success(.wouldBlock)
                 withUnsafeTemporaryAllocation(byteCount: maxBytes, alignment: 1) { buffer in
                     outcome = Result { () throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -119,7 +128,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
                 return try outcome.get()
             }
         }
-        return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+        return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
             var failure: SystemCallError?
             var wouldBlock = false
             let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
@@ -143,7 +152,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
-        return try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, timeout: timeout, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
         }
     }
@@ -176,6 +185,64 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
                 }
             }
             return .processed(())
+        }
+    }
+
+    /// Writes several buffers in order with as few system calls as possible (`sendmsg` with up to 64
+    /// buffers per call), e.g. a request head and its body without concatenating them first.
+    ///
+    /// - Parameter timeout: as for ``write(_:timeout:)-([UInt8],_)``.
+    public func write(vectored buffers: [[UInt8]], timeout: Duration? = nil) async throws {
+        let buffers = buffers.filter { !$0.isEmpty }
+        guard !buffers.isEmpty else { return }
+        var index = 0
+        var offset = 0
+        try await channel.perform(.write, timeout: timeout) { fd throws(SystemCallError) -> IOResult<Void> in
+            while index < buffers.count {
+                let sent = try Self.withIOVecs(buffers, from: index, offset: offset) { iovecs throws(SystemCallError) in
+                    try Syscall.sendVectored(fd, iovecs)
+                }
+                guard case .processed(var count) = sent else { return .wouldBlock }
+                while count > 0 {
+                    let remaining = buffers[index].count - offset
+                    if count >= remaining {
+                        count -= remaining
+                        index += 1
+                        offset = 0
+                    } else {
+                        offset += count
+                        count = 0
+                    }
+                }
+            }
+            return .processed(())
+        }
+    }
+
+    /// Pins up to 64 buffers starting at `buffers[start]` (skipping `offset` bytes of the first) and
+    /// hands their `iovec`s to `body`.
+    private static func withIOVecs<R>(
+        _ buffers: [[UInt8]],
+        from start: Int,
+        offset: Int,
+        _ body: (UnsafeMutableBufferPointer<iovec>) throws(SystemCallError) -> R
+    ) throws(SystemCallError) -> R {
+        let end = min(buffers.count, start + 64)
+        return try withUnsafeTemporaryAllocation(of: iovec.self, capacity: end - start) { iovecs throws(SystemCallError) -> R in
+            func pin(_ index: Int) throws(SystemCallError) -> R {
+                if index == end { return try body(iovecs) }
+                var result: Result<R, SystemCallError>!
+                buffers[index].withUnsafeBytes { raw in
+                    let skip = index == start ? offset : 0
+                    iovecs[index - start] = iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip),
+                        iov_len: raw.count - skip
+                    )
+                    result = Result { () throws(SystemCallError) in try pin(index + 1) }
+                }
+                return try result.get()
+            }
+            return try pin(start)
         }
     }
 

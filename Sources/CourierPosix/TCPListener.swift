@@ -12,6 +12,13 @@ public final class TCPListener: Sendable, CustomStringConvertible {
         self.localAddress = localAddress
     }
 
+    deinit {
+        if channel.isOpen {
+            assertionFailure("TCPListener \(localAddress) was released without close(); closing it")
+            channel.close()
+        }
+    }
+
     /// Binds and listens on `host` (an IP literal such as `127.0.0.1` or `::1`) and `port` (0: any free port).
     ///
     /// `SO_REUSEADDR` is set; an IPv6 listener is IPv6-only. `receiveBufferSize` sets `SO_RCVBUF` before

@@ -1,0 +1,126 @@
+import Glibc
+import Synchronization
+import Testing
+
+@testable import CourierPosix
+
+extension LoopbackTests {
+    @Suite struct EventLoopTests {
+        @Test func executeAndSubmitRunOnTheLoopThread() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            #expect(!loop.inEventLoop)
+            let onLoop = try await loop.submit { loop.inEventLoop }
+            #expect(onLoop)
+            let value = try await loop.submit { 6 * 7 }
+            #expect(value == 42)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.execute {
+                    // Work submitted from the loop itself runs in the same or next iteration.
+                    loop.execute { continuation.resume() }
+                }
+            }
+        }
+
+        @Test func timersFireInOrderAndCancelledOnesDoNot() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let fired = Mutex<[Int]>([])
+            let start = MonotonicInstant.now()
+            let cancelled = loop.scheduleTimer(in: .milliseconds(20)) { fired.withLock { $0.append(99) } }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                loop.scheduleTimer(in: .milliseconds(60)) {
+                    fired.withLock { $0.append(3) }
+                    continuation.resume()
+                }
+                loop.scheduleTimer(in: .milliseconds(40)) { fired.withLock { $0.append(2) } }
+                loop.scheduleTimer(in: .milliseconds(10)) { fired.withLock { $0.append(1) } }
+                #expect(loop.cancelTimer(cancelled))
+            }
+            let elapsed = MonotonicInstant.now() - start
+            #expect(fired.withLock { $0 } == [1, 2, 3])
+            #expect(elapsed >= .milliseconds(60))
+            #expect(elapsed < .seconds(2))
+        }
+
+        @Test func groupSpreadsWorkOverItsThreads() async throws {
+            let group = try EventLoopGroup(threads: 3)
+            defer { group.shutdown() }
+            #expect(group.loops.count == 3)
+            var threads = Set<UInt>()
+            for _ in 0..<3 {
+                let loop = group.next()
+                let thread = try await loop.submit { UInt(pthread_self()) }
+                threads.insert(thread)
+            }
+            #expect(threads.count == 3)
+            // Round-robin wraps.
+            #expect(group.next() === group.loops[0])
+        }
+
+        @Test func shutdownJoinsAndRefusesLaterWork() async throws {
+            let baseline = try OpenFileDescriptors.count()
+            let group = try EventLoopGroup(threads: 2)
+            let loop = group.next()
+            let ran = Atomic(false)
+            loop.execute { ran.store(true, ordering: .relaxed) }
+            group.shutdown()
+            // Work submitted before shutdown ran.
+            let didRun = ran.load(ordering: .relaxed)
+            #expect(didRun)
+            await #expect(throws: EventLoopError.shutDown) { try await loop.submit { 1 } }
+            group.shutdown()  // idempotent
+            // epoll and eventfd descriptors of both loops are closed.
+            try await expectNoDescriptorLeak(baseline: baseline)
+        }
+
+        @Test func shutdownFailsParkedReads() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            let loop = group.next()
+            let listener = try TCPListener.bind(on: loop)
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            let server = try await listener.accept()
+            let reader = Task { try await client.read() }
+            try await Task.sleep(for: .milliseconds(20))
+            await group.shutdownGracefully()
+            let result = await reader.result
+            #expect(throws: ConnectionError.closed) { try result.get() }
+            #expect(!client.isOpen && !server.isOpen && !listener.isOpen)
+        }
+    }
+}
+
+extension LoopbackTests.EventLoopTests {
+    @Test func loopIsATaskExecutorForHopFreeIO() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let server = try EchoServer(on: loop)
+        let rounds = try await withTaskExecutorPreference(loop) {
+            let connection = try await TCPConnection.connect(to: server.address, on: loop)
+            defer { connection.close() }
+            var rounds = 0
+            for round in 0..<20 {
+                try await connection.write([UInt8(round)])
+                let reply = try await connection.read(timeout: .seconds(2))
+                // The task continues on the loop thread after every parked read.
+                #expect(loop.inEventLoop)
+                #expect(reply == [UInt8(round)])
+                rounds += 1
+            }
+            return rounds
+        }
+        #expect(rounds == 20)
+        await server.stop()
+    }
+
+    @Test func jobsEnqueuedAfterShutdownStillRun() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        let loop = group.next()
+        group.shutdown()
+        let value = await withTaskExecutorPreference(loop) { 7 }
+        #expect(value == 7)
+    }
+}
