@@ -15,6 +15,7 @@ import CourierPosix
 public final class HTTPClient: Sendable {
     public let configuration: HTTPClientConfiguration
     let pool: ConnectionPool
+    let loops: EventLoopGroup
 
     public init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
@@ -22,13 +23,29 @@ public final class HTTPClient: Sendable {
         resolver: Resolver = .shared
     ) {
         self.configuration = configuration
+        self.loops = eventLoopGroup
         self.pool = ConnectionPool(configuration: configuration, loops: eventLoopGroup, resolver: resolver)
     }
 
     /// Sends a request and reads the whole body (up to ``HTTPClientConfiguration/maxBodyBytes``).
+    ///
+    /// The whole exchange runs with an event loop as the task's executor preference, so a read that waits for
+    /// the network resumes on the loop thread that saw the data instead of hopping to another thread.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
+        try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
+            try await self.collect(request)
+        }
+    }
+
+    private func collect(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
         let response = try await stream(request)
         var body: [UInt8] = []
+        if let length = response.headers["content-length"].flatMap({ Int($0) }), length > 0,
+            length <= configuration.maxBodyBytes, request.method != .head
+        {
+            // One allocation for the whole body instead of a doubling series of large copies.
+            body.reserveCapacity(length)
+        }
         do {
             while let chunk = try await response.body.nextChunk() {
                 guard body.count + chunk.count <= configuration.maxBodyBytes else {
@@ -38,7 +55,7 @@ public final class HTTPClient: Sendable {
                         url: response.url.description
                     )
                 }
-                if body.isEmpty { body = Array(chunk) } else { body.append(contentsOf: chunk) }
+                body.append(contentsOf: chunk)
             }
         } catch let error as CourierError {
             throw error
