@@ -27,7 +27,7 @@ struct PolicyLinker {
             retry: PolicyLinker.retry(defaultsLayer),
             rateLimit: PolicyLinker.rateLimit(defaultsLayer),
             origins: PolicyLinker.origins(defaultsLayer))
-        checkRetry(merged: defaultsLayer, own: defaultsLayer, owner: "the defaults", anchor: fallbackLocation)
+        checkRetry(merged: defaultsLayer, own: defaultsLayer, retry: defaults.retry, timeouts: defaults.timeouts, owner: "the defaults", anchor: fallbackLocation)
 
         // Authorisers, unique by name across files.
         var authorisers: [String: AuthoriserInstance] = [:]
@@ -130,15 +130,15 @@ struct PolicyLinker {
             report(.unreachableRule, "rate-limit.burst has no effect without requests-per-second", at: burst.location, suggestion: "add 'requests-per-second'")
         }
         if own.touches("retry", "timeouts") {
-            checkRetry(merged: merged, own: own, owner: "service '\(parsed.name)'", anchor: parsed.location)
+            checkRetry(merged: merged, own: own, retry: service.retry, timeouts: service.timeouts, owner: "service '\(parsed.name)'", anchor: parsed.location)
         }
     }
 
     /// Retry-curve checks, for the defaults or a service. `own` is the layer that says something new; checks
     /// about keys it does not set were already made on the defaults.
-    private mutating func checkRetry(merged: PolicyLayer, own: PolicyLayer, owner: String, anchor: SourceLocation) {
-        let retry = PolicyLinker.retry(merged)
-        let timeouts = PolicyLinker.timeouts(merged)
+    private mutating func checkRetry(
+        merged: PolicyLayer, own: PolicyLayer, retry: RetryPolicy, timeouts: TimeoutPolicy, owner: String, anchor: SourceLocation
+    ) {
         func at(_ paths: String...) -> SourceLocation {
             for p in paths { if let e = own[p] { return e.location } }
             for p in paths { if let e = merged[p] { return e.location } }

@@ -485,7 +485,7 @@ struct PolicyFileParser {
                         service.hostsInvalid = true
                         continue
                     }
-                    switch PolicyFileParser.hostPattern(text) {
+                    switch HostSyntax.pattern(text) {
                     case .success(let pattern): service.hosts.append((pattern, location(item)))
                     case .failure(let problem):
                         service.hostsInvalid = true
@@ -514,27 +514,28 @@ struct PolicyFileParser {
             case "timeouts": parseTimeouts(value, into: &layer)
             case "fallbacks":
                 for (host, hostNode, addresses) in dictionary(value, what: "fallbacks") {
-                    switch PolicyFileParser.hostPattern(host) {
+                    let pattern: HostPattern
+                    switch HostSyntax.pattern(host) {
                     case .failure(let problem):
                         report(.invalidHostPattern, "fallbacks key '\(host)' is not a valid host: \(problem.reason)", at: hostNode)
                         continue
-                    case .success(let pattern) where pattern.isWildcard:
+                    case .success(let p) where p.isWildcard:
                         report(.unreachableRule, "fallbacks for '\(host)' can never apply: fallbacks are looked up by the exact host of a request", at: hostNode,
                                suggestion: "list each exact host the service claims")
                         continue
-                    case .success: break
+                    case .success(let p): pattern = p
                     }
                     var out: [HostAddress] = []
                     var ok = true
                     for item in list(addresses, key: "fallbacks.\(host)") ?? [] {
-                        guard let (text, _) = scalar(item), let address = HostAddress.parse(text) else {
+                        guard let (text, _) = scalar(item), let address = HostSyntax.address(text) else {
                             report(.invalidFallback, "fallback '\(scalar(item)?.0 ?? "")' is not a host, host:port or IP address", at: item)
                             ok = false
                             continue
                         }
                         out.append(address)
                     }
-                    if ok, list(addresses, key: nil) != nil, case .success(let pattern) = PolicyFileParser.hostPattern(host) {
+                    if ok, list(addresses, key: nil) != nil {
                         layer.set("fallbacks.\(pattern.name)", .addresses(out), at: location(hostNode))
                     }
                 }
@@ -632,18 +633,6 @@ struct PolicyFileParser {
             default: unhandled(key, keyNode)
             }
         }
-    }
-
-    /// A host pattern; an IPv6 literal may be written in brackets (`[::1]`), as in URLs.
-    static func hostPattern(_ text: String) -> Result<HostPattern, HostPatternError> {
-        if text.hasPrefix("[") && text.hasSuffix("]") {
-            let inner = String(text.dropFirst().dropLast())
-            guard inner.contains(":"), HostPattern.isIPLiteral(inner) else {
-                return .failure(HostPatternError(reason: "'[...]' holds an IPv6 address only"))
-            }
-            return .success(HostPattern(name: inner, isWildcard: false))
-        }
-        return HostPattern.parse(text)
     }
 
     // MARK: - Node helpers
