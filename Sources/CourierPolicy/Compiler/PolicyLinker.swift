@@ -189,6 +189,8 @@ struct PolicyLinker {
                 edges[host] = (addresses.map(\.host), location)
             }
         }
+        // Only a host whose list names another host with a list can be on a cycle.
+        guard edges.values.contains(where: { $0.targets.contains { edges[$0] != nil } }) else { return }
         // Iterative DFS with colours; each back edge is one cycle, reported at the entry that closes it.
         var colour: [String: Int] = [:]  // 1 = on the path, 2 = done
         for start in edges.keys.sorted() where colour[start] == nil {
