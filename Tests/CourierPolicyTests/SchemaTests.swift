@@ -98,3 +98,26 @@ import Testing
         #expect(committed == PolicySchema.jsonSchema(), "policies/policy.schema.json is stale; regenerate it from PolicySchema.jsonSchema()")
     }
 }
+
+@Suite struct DocumentationTests {
+    static let docs: String = {
+        let here = #filePath
+        var parts = here.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/") + "/docs/policy.md"
+    }()
+
+    @Test func everyRuleIsDocumentedWithItsSeverity() throws {
+        let text = try #require(readText(Self.docs))
+        for rule in PolicyRule.all {
+            #expect(text.contains("| `\(rule.id)` | \(rule.severity.rawValue) | \(rule.summary) |"), "docs/policy.md lacks \(rule.id)")
+        }
+    }
+
+    @Test func everyKeyIsDocumented() throws {
+        let text = try #require(readText(Self.docs))
+        for key in try SchemaTests.languageKeys() {
+            #expect(text.contains("`\(key)`") || text.contains("`\(key).") || text.contains(".\(key)`"), "docs/policy.md does not mention \(key)")
+        }
+    }
+}
