@@ -155,7 +155,7 @@ struct PolicyLinker {
         if own.touches("retry.methods", "retry.idempotency-key", "retry.max-attempts"), retry.maxAttempts > 1, retry.idempotencyKeyHeader == nil {
             let risky = retry.methods.filter { !$0.isIdempotent }.map(\.rawValue).sorted()
             if !risky.isEmpty {
-                report(.nonIdempotentRetry, "\(owner) retries \(risky.joined(separator: ", ")), which is not idempotent: a retry may repeat its effect", at: at("retry.methods", "retry.max-attempts"),
+                report(.nonIdempotentRetry, "\(owner) would retry \(risky.joined(separator: ", ")), which is not idempotent: a retry may repeat its effect", at: at("retry.methods", "retry.max-attempts"),
                        suggestion: "remove \(risky.joined(separator: ", ")) from retry.methods, or set 'idempotency-key: Idempotency-Key' so the server can deduplicate")
             }
         }

@@ -365,7 +365,7 @@ struct PolicyFileParser {
         if let descriptor {
             let anchor = settingsKeyNode ?? nameNode
             for spec in descriptor.settings where spec.required && settingNodes[spec.name] == nil {
-                report(.missingSetting, "plugin '\(plugin)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst))", at: anchor,
+                report(.missingSetting, "plugin '\(plugin)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst.withoutFinalPeriod))", at: anchor,
                        suggestion: "add '\(spec.name):' under settings")
             }
             for problem in descriptor.crossCheck(settings) {
@@ -813,4 +813,6 @@ extension String {
     }
 
     var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
+
+    var withoutFinalPeriod: String { hasSuffix(".") ? String(dropLast()) : self }
 }
