@@ -74,8 +74,8 @@ public struct PolicyRule: Sendable, Hashable {
 
     // MARK: - Retry (errors)
 
-    /// `invalid-max-attempts`: retry.max-attempts is less than 1.
-    public static let invalidMaxAttempts = PolicyRule(id: "invalid-max-attempts", severity: .error, summary: "retry.max-attempts is less than 1.")
+    /// `invalid-max-attempts`: retry.max-attempts is less than 1 or more than 100.
+    public static let invalidMaxAttempts = PolicyRule(id: "invalid-max-attempts", severity: .error, summary: "retry.max-attempts is less than 1 or more than 100.")
     /// `backoff-initial-exceeds-max`: retry.backoff.initial is longer than retry.backoff.max.
     public static let backoffInitialExceedsMax = PolicyRule(id: "backoff-initial-exceeds-max", severity: .error, summary: "retry.backoff.initial is longer than retry.backoff.max.")
     /// `unknown-jitter`: retry.backoff.jitter is not none, full, equal or decorrelated.

@@ -6,6 +6,9 @@ import CourierCore
 struct PolicyFileParser {
     typealias Table = PolicyLanguage.Table
 
+    /// The most attempts a retry curve may allow (it also bounds the linker's worst-case arithmetic).
+    static let maxAttempts = 100
+
     let path: String
     let tree: YAMLTree
     let registry: AuthoriserRegistry
@@ -121,6 +124,8 @@ struct PolicyFileParser {
                 guard let n = integer(value, key: path) else { continue }
                 if n < 1 {
                     report(.invalidMaxAttempts, "retry.max-attempts is \(n), but it counts every attempt including the first, so it must be at least 1", at: value, suggestion: "write 1 to disable retries")
+                } else if n > PolicyFileParser.maxAttempts {
+                    report(.invalidMaxAttempts, "retry.max-attempts is \(n); more than \(PolicyFileParser.maxAttempts) attempts is not a retry policy but a flood", at: value, suggestion: "a handful of attempts is enough; use the retry budget and back-off for the rest")
                 } else {
                     layer.set(path, .int(n), at: at)
                 }
@@ -690,7 +695,7 @@ struct PolicyFileParser {
             guard table.key(key) != nil else {
                 let suggestion = Suggestions.didYouMean(key, in: table.keyNames)
                     ?? "\(table.name) accepts \(table.keyNames.joined(separator: ", "))"
-                report(.unknownKey, "unknown key '\(key)' in \(table.name)", at: k, suggestion: suggestion)
+                report(.unknownKey, "unknown key '\(key.abbreviated)' in \(table.name)", at: k, suggestion: suggestion)
                 continue
             }
             out.append((key, k, v))
@@ -813,6 +818,9 @@ extension String {
     }
 
     var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
+
+    /// At most 60 characters, for quoting user text in messages.
+    var abbreviated: String { count > 60 ? String(prefix(57)) + "..." : self }
 
     var withoutFinalPeriod: String { hasSuffix(".") ? String(dropLast()) : self }
 }
