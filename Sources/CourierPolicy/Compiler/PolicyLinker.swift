@@ -83,7 +83,7 @@ struct PolicyLinker {
             report(.serviceWithoutHosts, "service '\(parsed.name)' claims no hosts, so no request can ever use it", at: parsed.hostsLocation ?? parsed.location,
                    suggestion: "add 'hosts: [api.example.com]'")
         }
-        var ownWildcards: [String] = []
+        var ownWildcards: Set<String> = []
         for (pattern, location) in parsed.hosts {
             if let first = claimed[pattern] {
                 let whom = first.service == parsed.name ? "this service already" : "service '\(first.service)'"
@@ -92,11 +92,11 @@ struct PolicyLinker {
             } else {
                 claimed[pattern] = (parsed.name, location)
             }
-            if pattern.isWildcard { ownWildcards.append(pattern.name) }
+            if pattern.isWildcard { ownWildcards.insert(pattern.name) }
         }
         // A wildcard covered by a wider wildcard of the same service changes nothing.
         for (pattern, location) in parsed.hosts where pattern.isWildcard {
-            if let wider = ownWildcards.first(where: { pattern.name.hasSuffix("." + $0) }) {
+            if let wider = PolicyLinker.widerWildcard(of: pattern.name, in: ownWildcards) {
                 report(.unreachableRule, "'\(pattern)' is redundant: '*.\(wider)' in the same service already covers every host it matches", at: location,
                        suggestion: "remove '\(pattern)'")
             }
@@ -109,7 +109,7 @@ struct PolicyLinker {
                 }
             } else {
                 report(.unknownAuthoriser, "service '\(parsed.name)' uses authoriser '\(name)', which no file declares", at: entry.location,
-                       suggestion: Suggestions.didYouMean(name, in: Array(authorisers.keys).sorted())
+                       suggestion: (authorisers.count <= 1000 ? Suggestions.didYouMean(name, in: Array(authorisers.keys).sorted()) : nil)
                            ?? "declare it under 'authorisers:'")
             }
         }
@@ -193,6 +193,7 @@ struct PolicyLinker {
         guard edges.values.contains(where: { $0.targets.contains { edges[$0] != nil } }) else { return }
         // Iterative DFS with colours; each back edge is one cycle, reported at the entry that closes it.
         var colour: [String: Int] = [:]  // 1 = on the path, 2 = done
+        var reported = 0
         for start in edges.keys.sorted() where colour[start] == nil {
             var path: [(host: String, next: Int)] = [(start, 0)]
             colour[start] = 1
@@ -207,7 +208,10 @@ struct PolicyLinker {
                 let target = targets[top.next]
                 switch colour[target] {
                 case 1?:
-                    let chain = path.map(\.host).drop { $0 != target } + [target]
+                    reported += 1
+                    guard reported <= 100 else { continue }  // hostile graphs: bounded work per cycle report
+                    let recent = path.suffix(20).map(\.host)
+                    let chain = recent.contains(target) ? Array(recent.drop { $0 != target }) + [target] : ["…"] + recent + [target]
                     let message = target == top.host
                         ? "host '\(top.host)' lists itself as its own fallback"
                         : "fallbacks form a cycle: \(chain.joined(separator: " → "))"
@@ -221,6 +225,16 @@ struct PolicyLinker {
                 }
             }
         }
+    }
+
+    /// The longest proper suffix of `name` (on label boundaries) that is in `wildcards`: a look-up per label.
+    static func widerWildcard(of name: String, in wildcards: Set<String>) -> String? {
+        var rest = Substring(name)
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if wildcards.contains(String(rest)) { return String(rest) }
+        }
+        return nil
     }
 
     // MARK: - Building values from a merged layer
