@@ -804,23 +804,3 @@ struct PolicyFileParser {
         n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
     }
 }
-
-/// The built-in burst for a rate: max(1, ceil(rps)).
-func defaultBurst(_ rps: Double) -> Int {
-    let c = rps.rounded(.up)
-    return c >= 1 ? (c < 1e9 ? Int(c) : 1_000_000_000) : 1
-}
-
-extension String {
-    var lowercasedFirst: String {
-        guard let first else { return self }
-        return first.lowercased() + dropFirst()
-    }
-
-    var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
-
-    /// At most 60 characters, for quoting user text in messages.
-    var abbreviated: String { count > 60 ? String(prefix(57)) + "..." : self }
-
-    var withoutFinalPeriod: String { hasSuffix(".") ? String(dropLast()) : self }
-}
