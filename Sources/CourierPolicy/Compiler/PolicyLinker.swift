@@ -48,6 +48,7 @@ struct PolicyLinker {
         var services: [ServicePolicy] = []
         var serviceNames: [String: SourceLocation] = [:]
         var claimed: [HostPattern: (service: String, location: SourceLocation)] = [:]
+        claimed.reserveCapacity(files.reduce(0) { $0 + $1.services.reduce(0) { $0 + $1.hosts.count } })
         var usedAuthorisers: Set<String> = []
         for file in files {
             for parsed in file.services {
@@ -113,8 +114,9 @@ struct PolicyLinker {
                            ?? "declare it under 'authorisers:'")
             }
         }
-        let exactHosts = Set(parsed.hosts.filter { !$0.pattern.isWildcard }.map(\.pattern.name))
-        for (host, entry) in own.children(of: "fallbacks") where !exactHosts.contains(host) {
+        let fallbackEntries = own.touches("fallbacks") ? own.children(of: "fallbacks") : []
+        let exactHosts = fallbackEntries.isEmpty ? [] : Set(parsed.hosts.filter { !$0.pattern.isWildcard }.map(\.pattern.name))
+        for (host, entry) in fallbackEntries where !exactHosts.contains(host) {
             report(.unreachableRule, "fallbacks for '\(host)' never apply: service '\(parsed.name)' does not claim '\(host)' exactly", at: entry.location,
                    suggestion: "add '\(host)' to hosts, or remove the entry")
         }
