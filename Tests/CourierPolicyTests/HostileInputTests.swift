@@ -169,3 +169,20 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(elapsed < .seconds(5), "\(elapsed)")
     }
 }
+
+@Suite struct EncodingTests {
+    @Test func byteOrderMarkAndCRLFAreFine() throws {
+        let dir = try makeTemporaryDirectory()
+        let text = "version: 1\r\nservices:\r\n  web:\r\n    hosts: [api.example.com]\r\n    scheme: htp\r\n"
+        try writeFile(dir + "/bom.yaml", [0xEF, 0xBB, 0xBF] + Array(text.utf8))
+        let result = PolicyCompiler().compile(file: dir + "/bom.yaml")
+        #expect(result.summary == ["invalid-value@5"])
+        #expect(result.diagnostics.first?.location.column == 13)
+    }
+
+    @Test func nonASCIIColumnsCountCharacters() {
+        let result = compile("version: 1\nservices:\n  café: { hosts: [x.example.com], schème: https }\n")
+        #expect(result.summary == ["unknown-key@3"])
+        #expect(result.diagnostics.first?.location.column == 35)
+    }
+}

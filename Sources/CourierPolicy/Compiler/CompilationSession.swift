@@ -74,7 +74,9 @@ struct CompilationSession {
             return
         }
         var duplicates: [(key: String, line: Int, column: Int)] = []
-        let composed = YAMLComposer(limits: limits).compose(bytes, duplicates: &duplicates)
+        // A UTF-8 byte order mark is allowed (and not a column); libyaml refuses it once the encoding is fixed.
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        let composed = YAMLComposer(limits: limits).compose(text, duplicates: &duplicates)
         for d in duplicates {
             report(.duplicateKey, "duplicate key '\(d.key)'; a mapping may have each key once (this one would silently replace the first)",
                    at: SourceLocation(file: path, line: d.line, column: d.column), suggestion: "remove or merge one of the two")
