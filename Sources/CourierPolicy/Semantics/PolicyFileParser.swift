@@ -273,6 +273,8 @@ struct PolicyFileParser {
                     }
                     if prefix.contains("?") || prefix.contains("#") {
                         report(.unreachableRule, "endpoint '\(prefix)' can never match: endpoints match paths, and the query or fragment is not part of the path", at: prefixNode, suggestion: "remove everything from '?' or '#'")
+                    } else if prefix == "/" {
+                        report(.unreachableRule, "endpoint '/' matches only the root path itself, not every path", at: prefixNode, suggestion: "to limit every path, set requests-per-second on rate-limit itself")
                     } else if prefix.count > 1 && prefix.hasSuffix("/") {
                         report(.unreachableRule, "endpoint '\(prefix)' ends with '/', so it matches only that exact path, never the paths below it", at: prefixNode, suggestion: "write '\(prefix.dropLast())'")
                     }
