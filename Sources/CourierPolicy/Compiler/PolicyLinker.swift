@@ -66,7 +66,8 @@ struct PolicyLinker {
             }
         }
         checkFallbackCycles(services)
-        for a in authoriserOrder where !usedAuthorisers.contains(a.instance.name) {
+        // An authoriser without a plugin type was already reported as broken.
+        for a in authoriserOrder where !usedAuthorisers.contains(a.instance.name) && !a.instance.plugin.isEmpty {
             report(.unusedAuthoriser, "authoriser '\(a.instance.name)' is not used by any service", at: a.location,
                    suggestion: "assign it with 'authoriser: \(a.instance.name)' in a service, or remove it")
         }

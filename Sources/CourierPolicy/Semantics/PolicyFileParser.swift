@@ -306,7 +306,11 @@ struct PolicyFileParser {
     }
 
     private mutating func parseAuthoriser(name: String, nameNode: Int, _ node: Int) {
-        guard let pairs = mapping(node, PolicyLanguage.authoriser) else { return }
+        guard let pairs = mapping(node, PolicyLanguage.authoriser) else {
+            let instance = AuthoriserInstance(name: name, plugin: "", settings: [:], definedAt: location(nameNode))
+            file.authorisers.append(.init(instance: instance, location: location(nameNode)))
+            return
+        }
         var plugin: String?
         var pluginNode: Int?
         var settingsNode: Int?
@@ -337,6 +341,9 @@ struct PolicyFileParser {
                 report(.missingSetting, "authoriser '\(name)' has no 'plugin'", at: nameNode,
                        suggestion: "add 'plugin:' with one of \(registry.typeNames.joined(separator: ", "))")
             }
+            // Still declare the name, so services that use it do not also get "unknown authoriser".
+            let instance = AuthoriserInstance(name: name, plugin: "", settings: [:], timeout: timeout, allowPlainHTTP: allowPlainHTTP, definedAt: location(nameNode))
+            file.authorisers.append(.init(instance: instance, location: location(nameNode)))
             return
         }
         let descriptor = registry[plugin]
@@ -473,6 +480,7 @@ struct PolicyFileParser {
     private mutating func parseService(name: String, nameNode: Int, _ node: Int) {
         var service = ParsedPolicyFile.Service(name: name, location: location(nameNode), hosts: [], hostsLocation: nil, layer: PolicyLayer())
         guard let pairs = mapping(node, PolicyLanguage.service) else {
+            service.hostsInvalid = true  // already reported as the wrong type
             file.services.append(service)
             return
         }
