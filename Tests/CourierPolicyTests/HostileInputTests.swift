@@ -154,7 +154,7 @@ struct SeededGenerator: RandomNumberGenerator {
         for i in 0..<n { yaml += "      h\(i).example.com: [h\((i + 1) % n).example.com, h0.example.com]\n" }
         let (result, elapsed) = timed(yaml)
         let cycles = result.rules("fallback-cycle")
-        #expect(cycles.count == 100, "reports are capped")
+        #expect((1...100).contains(cycles.count), "reports are capped")
         #expect(cycles.allSatisfy { $0.message.count < 2_000 })
         #expect(elapsed < .seconds(5), "\(elapsed)")
     }

@@ -240,3 +240,16 @@ import Glibc
         #expect(compile(yaml).summary == ["duplicate-key@3"])
     }
 }
+
+extension AliasTests {
+    @Test func aBadAliasedValueIsReportedOnce() {
+        let yaml = """
+        version: 1
+        services:
+          a: { hosts: [a.example.com], retry: &r { max-attempts: 0 } }
+          b: { hosts: [b.example.com], retry: *r }
+          c: { hosts: [c.example.com], retry: *r }
+        """
+        #expect(compile(yaml).summary == ["invalid-max-attempts@3"])
+    }
+}

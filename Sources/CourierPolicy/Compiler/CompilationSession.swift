@@ -31,7 +31,10 @@ struct CompilationSession {
     }
 
     func result() -> PolicyCompilation {
-        PolicyCompilation(graph: graph, diagnostics: diagnostics.sorted(by: CompilationSession.order), files: files)
+        // An aliased node is checked wherever it is used; say each thing once.
+        var seen: Set<Diagnostic> = []
+        let unique = diagnostics.filter { seen.insert($0).inserted }
+        return PolicyCompilation(graph: graph, diagnostics: unique.sorted(by: CompilationSession.order), files: files)
     }
 
     static func order(_ a: Diagnostic, _ b: Diagnostic) -> Bool {
