@@ -103,6 +103,12 @@ import Testing
         #expect(directory.diagnostics.map(\.rule) == ["file-unreadable"])
     }
 
+    @Test func recursiveAndUndefinedAliasesAreSyntaxErrors() {
+        #expect(compile("version: 1\nx: &a [1, *a]\n").summary == ["yaml-syntax@2"])
+        #expect(compile("version: 1\nx: &a {k: *a}\n").summary == ["yaml-syntax@2"])
+        #expect(compile("version: 1\nx: *nowhere\n").summary == ["yaml-syntax@2"])
+    }
+
     @Test func multipleDocumentsAreRefused() {
         let result = compile("version: 1\n---\nversion: 1\n")
         #expect(result.summary == ["yaml-syntax@2"])
