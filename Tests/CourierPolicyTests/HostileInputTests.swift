@@ -103,6 +103,12 @@ import Testing
         #expect(directory.diagnostics.map(\.rule) == ["file-unreadable"])
     }
 
+    @Test func recursiveAndUndefinedAliasesAreSyntaxErrors() {
+        #expect(compile("version: 1\nx: &a [1, *a]\n").summary == ["yaml-syntax@2"])
+        #expect(compile("version: 1\nx: &a {k: *a}\n").summary == ["yaml-syntax@2"])
+        #expect(compile("version: 1\nx: *nowhere\n").summary == ["yaml-syntax@2"])
+    }
+
     @Test func multipleDocumentsAreRefused() {
         let result = compile("version: 1\n---\nversion: 1\n")
         #expect(result.summary == ["yaml-syntax@2"])
@@ -126,5 +132,63 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// Shapes that would be quadratic with a naive checker stay linear.
+@Suite struct AdversarialShapeTests {
+    func timed(_ yaml: String) -> (PolicyCompilation, Duration) {
+        let clock = ContinuousClock()
+        var result: PolicyCompilation?
+        let elapsed = clock.measure { result = compile(yaml) }
+        return (result!, elapsed)
+    }
+
+    @Test func manyWildcardsInOneService() {
+        var yaml = "version: 1\nservices:\n  wide:\n    hosts:\n"
+        for i in 0..<20_000 { yaml += "      - \"*.h\(i).example.com\"\n" }
+        yaml += "      - \"*.example.com\"\n"
+        let (result, elapsed) = timed(yaml)
+        #expect(result.rules("unreachable-rule").count == 20_000)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test func longFallbackChainsWithManyBackEdges() {
+        var yaml = "version: 1\nservices:\n  chain:\n    hosts: ["
+        let n = 5_000
+        yaml += (0..<n).map { "h\($0).example.com" }.joined(separator: ", ") + "]\n    fallbacks:\n"
+        for i in 0..<n { yaml += "      h\(i).example.com: [h\((i + 1) % n).example.com, h0.example.com]\n" }
+        let (result, elapsed) = timed(yaml)
+        let cycles = result.rules("fallback-cycle")
+        #expect((1...100).contains(cycles.count), "reports are capped")
+        #expect(cycles.allSatisfy { $0.message.count < 2_000 })
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test func manyUnknownAuthoriserReferences() {
+        var yaml = "version: 1\nauthorisers:\n"
+        for i in 0..<2_000 { yaml += "  a\(i): { plugin: static-bearer, settings: { token: \"${env:T}\" } }\n" }
+        yaml += "services:\n"
+        for i in 0..<2_000 { yaml += "  s\(i): { hosts: [s\(i).example.com], authoriser: b\(i) }\n" }
+        let (result, elapsed) = timed(yaml)
+        #expect(result.rules("unknown-authoriser").count == 2_000)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+}
+
+@Suite struct EncodingTests {
+    @Test func byteOrderMarkAndCRLFAreFine() throws {
+        let dir = try makeTemporaryDirectory()
+        let text = "version: 1\r\nservices:\r\n  web:\r\n    hosts: [api.example.com]\r\n    scheme: htp\r\n"
+        try writeFile(dir + "/bom.yaml", [0xEF, 0xBB, 0xBF] + Array(text.utf8))
+        let result = PolicyCompiler().compile(file: dir + "/bom.yaml")
+        #expect(result.summary == ["invalid-value@5"])
+        #expect(result.diagnostics.first?.location.column == 13)
+    }
+
+    @Test func nonASCIIColumnsCountCharacters() {
+        let result = compile("version: 1\nservices:\n  café: { hosts: [x.example.com], schème: https }\n")
+        #expect(result.summary == ["unknown-key@3"])
+        #expect(result.diagnostics.first?.location.column == 35)
     }
 }
