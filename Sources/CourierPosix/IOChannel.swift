@@ -121,6 +121,13 @@ final class IOChannel: SelectableHandler {
 
     var isOpen: Bool { state.withLock { $0.open } }
 
+    /// True when, as far as the loop has seen, no byte and no hang-up arrived since a read last drained the
+    /// socket: with edge-triggered epoll every arrival bumps the read epoch, so this is known without a system
+    /// call. False only means "unknown": peek to find out.
+    var isQuietSinceLastDrain: Bool {
+        state.withLock { $0.open && $0.readDrainedEpoch == $0.readEpoch && !$0.peerHungUp }
+    }
+
     /// Number of times a task parked waiting for readiness.
     var parkCount: Int { state.withLock { $0.parkCount } }
 

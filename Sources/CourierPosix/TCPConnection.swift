@@ -257,6 +257,13 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         peek() == .closed
     }
 
+    /// True when the connection is known to be open with nothing waiting, without a system call: no byte and no
+    /// hang-up has arrived since a read last emptied the receive buffer. A connection pool checks this first and
+    /// peeks (``isClosedByPeer()``, ``hasPendingInput()``) only when it is false.
+    public func isQuietSinceLastRead() -> Bool {
+        channel.isQuietSinceLastDrain
+    }
+
     /// True when bytes are waiting to be read (on an idle HTTP connection that means the server sent
     /// something unsolicited, and the connection should not be reused).
     public func hasPendingInput() -> Bool {

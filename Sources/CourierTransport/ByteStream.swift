@@ -7,6 +7,8 @@ public protocol ByteStream: AnyObject, Sendable {
     func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8]
     /// Writes all of `bytes`. Throws on timeout (closing the stream) or failure.
     func write(_ bytes: [UInt8], timeout: Duration?) async throws
+    /// Whether the stream is known, without a system call, to be open with nothing waiting (false = unknown).
+    func isQuietSinceLastRead() -> Bool
     /// Whether the peer closed the stream while it was idle (checked without blocking or consuming data).
     func isClosedByPeer() -> Bool
     /// Whether unread bytes are waiting (on an idle HTTP/1.1 connection: unsolicited data, not reusable).

@@ -66,7 +66,8 @@ final class ConnectionPool: Sendable {
             // Fast path: an idle connection was leased to us at once.
             if effects.count == 1, case .resume(request, .success(let connection)) = effects[0] {
                 state.withLock { s in _ = s.early.removeValue(forKey: request) }
-                if connection.stream.isClosedByPeer() || connection.stream.hasPendingInput() {
+                let stream = connection.stream
+                if !stream.isQuietSinceLastRead() && (stream.isClosedByPeer() || stream.hasPendingInput()) {
                     let more = state.withLock { s -> [Effect] in
                         var machine = s.machines[key]!
                         let action = machine.leasedConnectionWasStale(connection.id, request: request)
