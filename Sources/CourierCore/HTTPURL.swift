@@ -35,13 +35,13 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     public var origin: String { "\(scheme)://\(hostHeader.isEmpty ? host : hostHeader):\(port)" }
 
     /// The first path component with its leading slash (`/v1` for `/v1/search?q=x`), or `/` for the root.
-    public var firstPathComponent: String {
+    public var firstPathComponent: String { String(path[..<firstPathComponentEnd]) }
+
+    /// Where ``firstPathComponent`` ends in ``path``.
+    var firstPathComponentEnd: String.Index {
         let utf8 = path.utf8
-        guard utf8.count > 1 else { return "/" }
-        if let slash = utf8.dropFirst().firstIndex(of: UInt8(ascii: "/")) {
-            return String(path[path.startIndex..<slash])
-        }
-        return path
+        guard utf8.count > 1 else { return path.endIndex }
+        return utf8[utf8.index(after: utf8.startIndex)...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
     }
 
     public var description: String {

@@ -11,9 +11,15 @@ public struct PolicyGraph: Sendable {
         let authorisers: [String: AuthoriserInstance]
         let defaults: PolicyDefaults
         let files: [String]
-        let exact: [String: Int]
-        let wildcard: [String: Int]
+        /// Exact host -> (service index, the pattern that claims it).
+        let exact: [String: (service: Int, pattern: HostPattern)]
+        /// Wildcard suffix -> (service index, pattern), keyed by Substring so suffix probes allocate nothing.
+        let wildcard: [Substring: (service: Int, pattern: HostPattern)]
+        /// The label counts of the wildcard suffixes, most first: only suffixes of these lengths are probed.
+        let wildcardLabelCounts: [Int]
         let byName: [String: Int]
+        let entries: [RouteEntry]
+        let defaultEntry: RouteEntry
 
         init(
             version: Int, services: [ServicePolicy], authorisers: [String: AuthoriserInstance],
@@ -24,8 +30,8 @@ public struct PolicyGraph: Sendable {
             self.authorisers = authorisers
             self.defaults = defaults
             self.files = files
-            var exact: [String: Int] = [:]
-            var wildcard: [String: Int] = [:]
+            var exact: [String: (service: Int, pattern: HostPattern)] = [:]
+            var wildcard: [Substring: (service: Int, pattern: HostPattern)] = [:]
             var byName: [String: Int] = [:]
             for (i, service) in services.enumerated() {
                 byName[service.name] = byName[service.name] ?? i
@@ -33,15 +39,21 @@ public struct PolicyGraph: Sendable {
                     // The compiler reports a host claimed twice as an error; if a graph is built by hand anyway,
                     // the first service declared keeps it.
                     if host.isWildcard {
-                        wildcard[host.name] = wildcard[host.name] ?? i
+                        wildcard[Substring(host.name)] = wildcard[Substring(host.name)] ?? (i, host)
                     } else {
-                        exact[host.name] = exact[host.name] ?? i
+                        exact[host.name] = exact[host.name] ?? (i, host)
                     }
                 }
             }
             self.exact = exact
             self.wildcard = wildcard
+            self.wildcardLabelCounts = Set(wildcard.keys.map { $0.utf8.filter { $0 == UInt8(ascii: ".") }.count + 1 })
+                .sorted(by: >)
             self.byName = byName
+            self.entries = services.map { service in
+                RouteEntry(service: service, authoriser: service.authoriser.flatMap { authorisers[$0] })
+            }
+            self.defaultEntry = RouteEntry(defaults: defaults)
         }
     }
 
@@ -72,47 +84,54 @@ public struct PolicyGraph: Sendable {
 
     /// The service claiming `host` (lower case) and how it matched, or nil.
     public func service(forHost host: String) -> (ServicePolicy, Route.Match)? {
-        if let i = storage.exact[host] {
-            let service = storage.services[i]
-            return (service, .exact(HostPattern(name: host, isWildcard: false)))
-        }
+        lookup(host).map { (storage.services[$0.service], $0.match) }
+    }
+
+    private func lookup(_ host: String) -> (service: Int, match: Route.Match)? {
+        if let hit = storage.exact[host] { return (hit.service, .exact(hit.pattern)) }
         guard !storage.wildcard.isEmpty else { return nil }
-        // Walk the host's proper suffixes from the longest: "a.b.example.com" → "b.example.com" → "example.com".
-        var utf8 = Substring(host).utf8
-        while let dot = utf8.firstIndex(of: UInt8(ascii: ".")) {
-            utf8 = utf8[utf8.index(after: dot)...]
-            if let i = storage.wildcard[String(Substring(utf8))] {
-                return (storage.services[i], .wildcard(HostPattern(name: String(Substring(utf8)), isWildcard: true)))
+        // Probe the host's proper suffixes of the label counts some wildcard has, longest first (the longest
+        // matching wildcard wins): "a.b.example.com" with wildcards of 3 and 2 labels probes "b.example.com",
+        // then "example.com".
+        let utf8 = host.utf8
+        for count in storage.wildcardLabelCounts {
+            // The suffix of `count` labels starts after the `count`-th dot from the right; a host needs more
+            // labels than the suffix for a wildcard to cover it.
+            var seen = 0
+            var i = utf8.endIndex
+            var start: String.Index?
+            while i > utf8.startIndex {
+                i = utf8.index(before: i)
+                if utf8[i] == UInt8(ascii: ".") {
+                    seen += 1
+                    if seen == count {
+                        start = utf8.index(after: i)
+                        break
+                    }
+                }
             }
+            if let start, let hit = storage.wildcard[host[start...]] { return (hit.service, .wildcard(hit.pattern)) }
         }
         return nil
     }
 
     /// Everything the policy decides for a request to `url` with `method`.
     public func route(for url: HTTPURL, method: HTTPMethod = .get) -> Route {
-        guard let (service, match) = service(forHost: url.host) else {
-            let d = storage.defaults
-            let key = url.host + url.firstPathComponent
-            return Route(
-                service: nil, match: .defaults, endpointKey: key, rateLimit: d.rateLimit.perEndpoint,
-                retry: d.retry, retriesAllowed: d.retry.maxAttempts > 1 && d.retry.allowsRetry(of: method),
-                timeouts: d.timeouts, fallbacks: [], authoriser: nil, tls: .builtIn, cache: nil
-            )
-        }
-        let endpointKey: String
+        let found = lookup(url.host)
+        let entry = found.map { storage.entries[$0.service] } ?? storage.defaultEntry
+        var endpointKey = url.host
         let limit: RateLimit?
-        if let override = service.rateLimit.override(forPath: url.path) {
-            endpointKey = url.host + override.prefix
+        if let override = entry.override(forPath: url.path) {
+            endpointKey.append(override.prefix)
             limit = override.limit
         } else {
-            endpointKey = url.host + url.firstPathComponent
-            limit = service.rateLimit.perEndpoint
+            endpointKey.append(contentsOf: url.path[..<url.firstPathComponentEnd])
+            limit = entry.perEndpoint
         }
         return Route(
-            service: service, match: match, endpointKey: endpointKey, rateLimit: limit, retry: service.retry,
-            retriesAllowed: service.retry.maxAttempts > 1 && service.retry.allowsRetry(of: method),
-            timeouts: service.timeouts, fallbacks: service.fallbacks[url.host] ?? [],
-            authoriser: service.authoriser.flatMap { storage.authorisers[$0] }, tls: service.tls, cache: service.cache
+            entry: entry, match: found?.match ?? .defaults, endpointKey: endpointKey, rateLimit: limit,
+            retriesAllowed: entry.retriesAllowed(for: method),
+            fallbacks: entry.fallbacks.isEmpty ? [] : entry.fallbacks[url.host] ?? []
         )
     }
 

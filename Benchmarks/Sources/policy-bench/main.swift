@@ -98,6 +98,7 @@ var floor: [String: Int] = [:]
 for (i, s) in g.services.enumerated() { for h in s.hosts where !h.isWildcard { floor[h.name] = i } }
 
 var lookupNs: [Double] = []
+var hostNs: [Double] = []
 var floorNs: [Double] = []
 var sink = 0
 for _ in 0..<options.rounds {
@@ -107,6 +108,11 @@ for _ in 0..<options.rounds {
         sink &+= route.endpointKey.utf8.count
     }
     lookupNs.append((clock.now - start).seconds * 1e9 / Double(options.lookups))
+    let hostStart = clock.now
+    for n in 0..<options.lookups {
+        if let (service, _) = g.service(forHost: urls[n & 4095].host) { sink &+= service.hosts.count }
+    }
+    hostNs.append((clock.now - hostStart).seconds * 1e9 / Double(options.lookups))
     let floorStart = clock.now
     for n in 0..<options.lookups {
         sink &+= floor[urls[n & 4095].host] ?? 0
@@ -118,12 +124,13 @@ let compile = median(compileTimes)
 let parse = median(parseTimes)
 let lookup = median(lookupNs)
 let hashFloor = median(floorNs)
+let host = median(hostNs)
 print(
     """
     {"services":\(options.services),"policy_bytes":\(text.utf8.count),\
     "compile_s":\(String(format: "%.4f", compile)),"yams_compose_s":\(String(format: "%.4f", parse)),\
     "compile_over_compose":\(String(format: "%.2f", compile / parse)),\
-    "route_ns":\(String(format: "%.1f", lookup)),"dictionary_ns":\(String(format: "%.1f", hashFloor)),\
+    "route_ns":\(String(format: "%.1f", lookup)),"host_match_ns":\(String(format: "%.1f", host)),"dictionary_ns":\(String(format: "%.1f", hashFloor)),\
     "route_over_dictionary":\(String(format: "%.2f", lookup / hashFloor)),"sink":\(sink % 7)}
     """
 )
