@@ -9,7 +9,9 @@ public import CourierCore
 ///
 /// A compiler is a value and holds no state between compilations; compile from any thread.
 public struct PolicyCompiler: Sendable {
+    /// The authoriser plugin types policies may name.
     public let registry: AuthoriserRegistry
+    /// Bounds on file size, nesting, nodes and includes.
     public let limits: PolicyLimits
 
     /// - Parameters:

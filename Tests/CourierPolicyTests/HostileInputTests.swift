@@ -128,3 +128,44 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Shapes that would be quadratic with a naive checker stay linear.
+@Suite struct AdversarialShapeTests {
+    func timed(_ yaml: String) -> (PolicyCompilation, Duration) {
+        let clock = ContinuousClock()
+        var result: PolicyCompilation?
+        let elapsed = clock.measure { result = compile(yaml) }
+        return (result!, elapsed)
+    }
+
+    @Test func manyWildcardsInOneService() {
+        var yaml = "version: 1\nservices:\n  wide:\n    hosts:\n"
+        for i in 0..<20_000 { yaml += "      - \"*.h\(i).example.com\"\n" }
+        yaml += "      - \"*.example.com\"\n"
+        let (result, elapsed) = timed(yaml)
+        #expect(result.rules("unreachable-rule").count == 20_000)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test func longFallbackChainsWithManyBackEdges() {
+        var yaml = "version: 1\nservices:\n  chain:\n    hosts: ["
+        let n = 5_000
+        yaml += (0..<n).map { "h\($0).example.com" }.joined(separator: ", ") + "]\n    fallbacks:\n"
+        for i in 0..<n { yaml += "      h\(i).example.com: [h\((i + 1) % n).example.com, h0.example.com]\n" }
+        let (result, elapsed) = timed(yaml)
+        let cycles = result.rules("fallback-cycle")
+        #expect(cycles.count == 100, "reports are capped")
+        #expect(cycles.allSatisfy { $0.message.count < 2_000 })
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test func manyUnknownAuthoriserReferences() {
+        var yaml = "version: 1\nauthorisers:\n"
+        for i in 0..<2_000 { yaml += "  a\(i): { plugin: static-bearer, settings: { token: \"${env:T}\" } }\n" }
+        yaml += "services:\n"
+        for i in 0..<2_000 { yaml += "  s\(i): { hosts: [s\(i).example.com], authoriser: b\(i) }\n" }
+        let (result, elapsed) = timed(yaml)
+        #expect(result.rules("unknown-authoriser").count == 2_000)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+}

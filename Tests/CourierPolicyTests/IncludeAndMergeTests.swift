@@ -181,3 +181,31 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+
+@Suite struct ConcurrencyTests {
+    /// A compiler is a Sendable value: many compilations at once give identical answers.
+    @Test func concurrentCompilationsAgree() async throws {
+        let compiler = PolicyCompiler()
+        let path = Fixtures.policies + "/music-streaming.yaml"
+        let summaries = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    let result = compiler.compile(file: path)
+                    return result.graph?.services.map { "\($0.name):\($0.retry.maxAttempts):\($0.origins.count)" } ?? []
+                }
+            }
+            var all: [[String]] = []
+            for await s in group { all.append(s) }
+            return all
+        }
+        #expect(summaries.count == 16)
+        #expect(Set(summaries.map { $0.joined(separator: ",") }).count == 1)
+        #expect(summaries.first?.isEmpty == false)
+    }
+
+    @Test func includingADirectoryIsReported() {
+        let result = compile("version: 1\ninclude: includes\n")
+        #expect(result.summary == ["include-missing@2"])
+        #expect(result.diagnostics.first?.message.contains("not a regular file") == true)
+    }
+}

@@ -92,9 +92,14 @@ struct CompilationSession {
 
         stack.append(canonical)
         for include in file.includes {
-            guard let target = PolicyFileSystem.canonicalPath(include.path), PolicyFileSystem.isRegularFile(target) else {
+            guard let target = PolicyFileSystem.canonicalPath(include.path) else {
                 report(.includeMissing, "included file '\(include.path)' does not exist", at: include.location,
                        suggestion: "include paths are relative to the file that includes them")
+                continue
+            }
+            guard PolicyFileSystem.isRegularFile(target) else {
+                report(.includeMissing, "included path '\(include.path)' is not a regular file", at: include.location,
+                       suggestion: "include names policy files, not directories")
                 continue
             }
             if stack.contains(target) {

@@ -27,7 +27,7 @@ struct PolicyLinker {
             retry: PolicyLinker.retry(defaultsLayer),
             rateLimit: PolicyLinker.rateLimit(defaultsLayer),
             origins: PolicyLinker.origins(defaultsLayer))
-        checkRetry(merged: defaultsLayer, own: defaultsLayer, owner: "the defaults", anchor: fallbackLocation)
+        checkRetry(merged: defaultsLayer, own: defaultsLayer, retry: defaults.retry, timeouts: defaults.timeouts, owner: "the defaults", anchor: fallbackLocation)
 
         // Authorisers, unique by name across files.
         var authorisers: [String: AuthoriserInstance] = [:]
@@ -83,7 +83,7 @@ struct PolicyLinker {
             report(.serviceWithoutHosts, "service '\(parsed.name)' claims no hosts, so no request can ever use it", at: parsed.hostsLocation ?? parsed.location,
                    suggestion: "add 'hosts: [api.example.com]'")
         }
-        var ownWildcards: [String] = []
+        var ownWildcards: Set<String> = []
         for (pattern, location) in parsed.hosts {
             if let first = claimed[pattern] {
                 let whom = first.service == parsed.name ? "this service already" : "service '\(first.service)'"
@@ -92,11 +92,11 @@ struct PolicyLinker {
             } else {
                 claimed[pattern] = (parsed.name, location)
             }
-            if pattern.isWildcard { ownWildcards.append(pattern.name) }
+            if pattern.isWildcard { ownWildcards.insert(pattern.name) }
         }
         // A wildcard covered by a wider wildcard of the same service changes nothing.
         for (pattern, location) in parsed.hosts where pattern.isWildcard {
-            if let wider = ownWildcards.first(where: { pattern.name.hasSuffix("." + $0) }) {
+            if let wider = PolicyLinker.widerWildcard(of: pattern.name, in: ownWildcards) {
                 report(.unreachableRule, "'\(pattern)' is redundant: '*.\(wider)' in the same service already covers every host it matches", at: location,
                        suggestion: "remove '\(pattern)'")
             }
@@ -109,7 +109,7 @@ struct PolicyLinker {
                 }
             } else {
                 report(.unknownAuthoriser, "service '\(parsed.name)' uses authoriser '\(name)', which no file declares", at: entry.location,
-                       suggestion: Suggestions.didYouMean(name, in: Array(authorisers.keys).sorted())
+                       suggestion: (authorisers.count <= 1000 ? Suggestions.didYouMean(name, in: Array(authorisers.keys).sorted()) : nil)
                            ?? "declare it under 'authorisers:'")
             }
         }
@@ -130,15 +130,15 @@ struct PolicyLinker {
             report(.unreachableRule, "rate-limit.burst has no effect without requests-per-second", at: burst.location, suggestion: "add 'requests-per-second'")
         }
         if own.touches("retry", "timeouts") {
-            checkRetry(merged: merged, own: own, owner: "service '\(parsed.name)'", anchor: parsed.location)
+            checkRetry(merged: merged, own: own, retry: service.retry, timeouts: service.timeouts, owner: "service '\(parsed.name)'", anchor: parsed.location)
         }
     }
 
     /// Retry-curve checks, for the defaults or a service. `own` is the layer that says something new; checks
     /// about keys it does not set were already made on the defaults.
-    private mutating func checkRetry(merged: PolicyLayer, own: PolicyLayer, owner: String, anchor: SourceLocation) {
-        let retry = PolicyLinker.retry(merged)
-        let timeouts = PolicyLinker.timeouts(merged)
+    private mutating func checkRetry(
+        merged: PolicyLayer, own: PolicyLayer, retry: RetryPolicy, timeouts: TimeoutPolicy, owner: String, anchor: SourceLocation
+    ) {
         func at(_ paths: String...) -> SourceLocation {
             for p in paths { if let e = own[p] { return e.location } }
             for p in paths { if let e = merged[p] { return e.location } }
@@ -155,7 +155,7 @@ struct PolicyLinker {
         if own.touches("retry.methods", "retry.idempotency-key", "retry.max-attempts"), retry.maxAttempts > 1, retry.idempotencyKeyHeader == nil {
             let risky = retry.methods.filter { !$0.isIdempotent }.map(\.rawValue).sorted()
             if !risky.isEmpty {
-                report(.nonIdempotentRetry, "\(owner) retries \(risky.joined(separator: ", ")), which is not idempotent: a retry may repeat its effect", at: at("retry.methods", "retry.max-attempts"),
+                report(.nonIdempotentRetry, "\(owner) would retry \(risky.joined(separator: ", ")), which is not idempotent: a retry may repeat its effect", at: at("retry.methods", "retry.max-attempts"),
                        suggestion: "remove \(risky.joined(separator: ", ")) from retry.methods, or set 'idempotency-key: Idempotency-Key' so the server can deduplicate")
             }
         }
@@ -189,8 +189,11 @@ struct PolicyLinker {
                 edges[host] = (addresses.map(\.host), location)
             }
         }
+        // Only a host whose list names another host with a list can be on a cycle.
+        guard edges.values.contains(where: { $0.targets.contains { edges[$0] != nil } }) else { return }
         // Iterative DFS with colours; each back edge is one cycle, reported at the entry that closes it.
         var colour: [String: Int] = [:]  // 1 = on the path, 2 = done
+        var reported = 0
         for start in edges.keys.sorted() where colour[start] == nil {
             var path: [(host: String, next: Int)] = [(start, 0)]
             colour[start] = 1
@@ -205,7 +208,10 @@ struct PolicyLinker {
                 let target = targets[top.next]
                 switch colour[target] {
                 case 1?:
-                    let chain = path.map(\.host).drop { $0 != target } + [target]
+                    reported += 1
+                    guard reported <= 100 else { continue }  // hostile graphs: bounded work per cycle report
+                    let recent = path.suffix(20).map(\.host)
+                    let chain = recent.contains(target) ? Array(recent.drop { $0 != target }) + [target] : ["…"] + recent + [target]
                     let message = target == top.host
                         ? "host '\(top.host)' lists itself as its own fallback"
                         : "fallbacks form a cycle: \(chain.joined(separator: " → "))"
@@ -219,6 +225,16 @@ struct PolicyLinker {
                 }
             }
         }
+    }
+
+    /// The longest proper suffix of `name` (on label boundaries) that is in `wildcards`: a look-up per label.
+    static func widerWildcard(of name: String, in wildcards: Set<String>) -> String? {
+        var rest = Substring(name)
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if wildcards.contains(String(rest)) { return String(rest) }
+        }
+        return nil
     }
 
     // MARK: - Building values from a merged layer

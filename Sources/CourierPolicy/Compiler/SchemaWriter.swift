@@ -129,7 +129,10 @@ struct SchemaWriter {
 
     private func shape(_ shape: PolicyLanguage.Shape) -> [(String, JSON)] {
         switch shape {
-        case .integer(let minimum): return [("type", .string("integer")), ("minimum", .number(Double(minimum)))]
+        case .integer(let minimum, let maximum):
+            var out: [(String, JSON)] = [("type", .string("integer")), ("minimum", .number(Double(minimum)))]
+            if let maximum { out.append(("maximum", .number(Double(maximum)))) }
+            return out
         case .number(let minimum, let exclusive, let maximum):
             var out: [(String, JSON)] = [("type", .string("number")), (exclusive ? "exclusiveMinimum" : "minimum", .number(minimum))]
             if let maximum { out.append(("maximum", .number(maximum))) }

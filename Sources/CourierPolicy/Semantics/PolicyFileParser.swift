@@ -6,6 +6,9 @@ import CourierCore
 struct PolicyFileParser {
     typealias Table = PolicyLanguage.Table
 
+    /// The most attempts a retry curve may allow (it also bounds the linker's worst-case arithmetic).
+    static let maxAttempts = 100
+
     let path: String
     let tree: YAMLTree
     let registry: AuthoriserRegistry
@@ -121,6 +124,8 @@ struct PolicyFileParser {
                 guard let n = integer(value, key: path) else { continue }
                 if n < 1 {
                     report(.invalidMaxAttempts, "retry.max-attempts is \(n), but it counts every attempt including the first, so it must be at least 1", at: value, suggestion: "write 1 to disable retries")
+                } else if n > PolicyFileParser.maxAttempts {
+                    report(.invalidMaxAttempts, "retry.max-attempts is \(n); more than \(PolicyFileParser.maxAttempts) attempts is not a retry policy but a flood", at: value, suggestion: "a handful of attempts is enough; use the retry budget and back-off for the rest")
                 } else {
                     layer.set(path, .int(n), at: at)
                 }
@@ -365,7 +370,7 @@ struct PolicyFileParser {
         if let descriptor {
             let anchor = settingsKeyNode ?? nameNode
             for spec in descriptor.settings where spec.required && settingNodes[spec.name] == nil {
-                report(.missingSetting, "plugin '\(plugin)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst))", at: anchor,
+                report(.missingSetting, "plugin '\(plugin)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst.withoutFinalPeriod))", at: anchor,
                        suggestion: "add '\(spec.name):' under settings")
             }
             for problem in descriptor.crossCheck(settings) {
@@ -485,7 +490,7 @@ struct PolicyFileParser {
                         service.hostsInvalid = true
                         continue
                     }
-                    switch PolicyFileParser.hostPattern(text) {
+                    switch HostSyntax.pattern(text) {
                     case .success(let pattern): service.hosts.append((pattern, location(item)))
                     case .failure(let problem):
                         service.hostsInvalid = true
@@ -514,27 +519,28 @@ struct PolicyFileParser {
             case "timeouts": parseTimeouts(value, into: &layer)
             case "fallbacks":
                 for (host, hostNode, addresses) in dictionary(value, what: "fallbacks") {
-                    switch PolicyFileParser.hostPattern(host) {
+                    let pattern: HostPattern
+                    switch HostSyntax.pattern(host) {
                     case .failure(let problem):
                         report(.invalidHostPattern, "fallbacks key '\(host)' is not a valid host: \(problem.reason)", at: hostNode)
                         continue
-                    case .success(let pattern) where pattern.isWildcard:
+                    case .success(let p) where p.isWildcard:
                         report(.unreachableRule, "fallbacks for '\(host)' can never apply: fallbacks are looked up by the exact host of a request", at: hostNode,
                                suggestion: "list each exact host the service claims")
                         continue
-                    case .success: break
+                    case .success(let p): pattern = p
                     }
                     var out: [HostAddress] = []
                     var ok = true
                     for item in list(addresses, key: "fallbacks.\(host)") ?? [] {
-                        guard let (text, _) = scalar(item), let address = HostAddress.parse(text) else {
+                        guard let (text, _) = scalar(item), let address = HostSyntax.address(text) else {
                             report(.invalidFallback, "fallback '\(scalar(item)?.0 ?? "")' is not a host, host:port or IP address", at: item)
                             ok = false
                             continue
                         }
                         out.append(address)
                     }
-                    if ok, list(addresses, key: nil) != nil, case .success(let pattern) = PolicyFileParser.hostPattern(host) {
+                    if ok, list(addresses, key: nil) != nil {
                         layer.set("fallbacks.\(pattern.name)", .addresses(out), at: location(hostNode))
                     }
                 }
@@ -634,18 +640,6 @@ struct PolicyFileParser {
         }
     }
 
-    /// A host pattern; an IPv6 literal may be written in brackets (`[::1]`), as in URLs.
-    static func hostPattern(_ text: String) -> Result<HostPattern, HostPatternError> {
-        if text.hasPrefix("[") && text.hasSuffix("]") {
-            let inner = String(text.dropFirst().dropLast())
-            guard inner.contains(":"), HostPattern.isIPLiteral(inner) else {
-                return .failure(HostPatternError(reason: "'[...]' holds an IPv6 address only"))
-            }
-            return .success(HostPattern(name: inner, isWildcard: false))
-        }
-        return HostPattern.parse(text)
-    }
-
     // MARK: - Node helpers
 
     private func location(_ node: Int) -> SourceLocation {
@@ -701,7 +695,7 @@ struct PolicyFileParser {
             guard table.key(key) != nil else {
                 let suggestion = Suggestions.didYouMean(key, in: table.keyNames)
                     ?? "\(table.name) accepts \(table.keyNames.joined(separator: ", "))"
-                report(.unknownKey, "unknown key '\(key)' in \(table.name)", at: k, suggestion: suggestion)
+                report(.unknownKey, "unknown key '\(key.abbreviated)' in \(table.name)", at: k, suggestion: suggestion)
                 continue
             }
             out.append((key, k, v))
@@ -824,4 +818,9 @@ extension String {
     }
 
     var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
+
+    /// At most 60 characters, for quoting user text in messages.
+    var abbreviated: String { count > 60 ? String(prefix(57)) + "..." : self }
+
+    var withoutFinalPeriod: String { hasSuffix(".") ? String(dropLast()) : self }
 }

@@ -6,7 +6,7 @@
 enum PolicyLanguage {
     /// What a value looks like.
     indirect enum Shape: Sendable {
-        case integer(minimum: Int)
+        case integer(minimum: Int, maximum: Int?)
         /// A number; `exclusiveMinimum` when zero is not allowed.
         case number(minimum: Double, exclusiveMinimum: Bool, maximum: Double?)
         case boolean
@@ -81,7 +81,7 @@ enum PolicyLanguage {
     ])
 
     static let retry = Table(name: "retry", keys: [
-        Key("max-attempts", .integer(minimum: 1), "Total attempts, the first included (1 = no retries).", default: "3"),
+        Key("max-attempts", .integer(minimum: 1, maximum: 100), "Total attempts, the first included (1 = no retries; at most 100).", default: "3"),
         Key("on", .list(.retryCondition), "What is retried: connect-error, timeout, connection-lost and status codes.", default: "[connect-error, timeout, 429, 502, 503, 504]"),
         Key("methods", .list(.method), "Methods that may be retried.", default: "[GET, HEAD, PUT, DELETE, OPTIONS]"),
         Key("backoff", .mapping(backoff), "The delay curve between attempts."),
@@ -93,12 +93,12 @@ enum PolicyLanguage {
 
     static let endpointLimit = Table(name: "an endpoint limit", keys: [
         Key("requests-per-second", positive, "Requests per second for this prefix (required)."),
-        Key("burst", .integer(minimum: 1), "Bucket capacity.", default: "max(1, ceil(requests-per-second))"),
+        Key("burst", .integer(minimum: 1, maximum: nil), "Bucket capacity.", default: "max(1, ceil(requests-per-second))"),
     ])
 
     static let rateLimit = Table(name: "rate-limit", keys: [
         Key("requests-per-second", positive, "Requests per second per endpoint key (host + first path component); absent = unlimited."),
-        Key("burst", .integer(minimum: 1), "Bucket capacity: requests that may go at once after a quiet period.", default: "max(1, ceil(requests-per-second))"),
+        Key("burst", .integer(minimum: 1, maximum: nil), "Bucket capacity: requests that may go at once after a quiet period.", default: "max(1, ceil(requests-per-second))"),
         Key("endpoints", .dictionary(keyShape: nil, value: .mapping(endpointLimit)), "Overrides by path prefix (each starting with '/'); the longest matching prefix wins."),
     ])
 
@@ -139,7 +139,7 @@ enum PolicyLanguage {
     ], required: ["plugin"])
 
     static let root = Table(name: "the policy", keys: [
-        Key("version", .integer(minimum: 1), "The language version; must be 1."),
+        Key("version", .integer(minimum: 1, maximum: nil), "The language version; must be 1."),
         Key("include", .oneOrList(.string), "Files whose defaults, authorisers and services join this policy, relative to this file."),
         Key("defaults", .mapping(defaults), "Values every service inherits."),
         Key("authorisers", .dictionary(keyShape: nil, value: .mapping(authoriser)), "Named authoriser instances."),

@@ -36,9 +36,21 @@ struct PolicyLayer: Sendable {
     }
 
     private(set) var entries: [String: Entry] = [:]
+    /// The first one and two segments of every key (`retry`, `retry.backoff`), so ``touches(_:)`` is a look-up.
+    private var sections: Set<String> = []
 
     mutating func set(_ path: String, _ value: Value, at location: SourceLocation) {
         entries[path] = Entry(value: value, location: location)
+        noteSections(of: path)
+    }
+
+    private mutating func noteSections(of path: String) {
+        let utf8 = path.utf8
+        guard let first = utf8.firstIndex(of: UInt8(ascii: ".")) else { return }
+        sections.insert(String(path[..<first]))
+        if let second = utf8[utf8.index(after: first)...].firstIndex(of: UInt8(ascii: ".")) {
+            sections.insert(String(path[..<second]))
+        }
     }
 
     subscript(_ path: String) -> Entry? { entries[path] }
@@ -48,12 +60,13 @@ struct PolicyLayer: Sendable {
         var result = base
         // Switches first, so an `off` here drops inherited leaves but not this layer's own.
         for (path, entry) in entries where isSwitch(entry.value) {
-            if case .off = entry.value {
+            if case .off = entry.value, result.sections.contains(path) {
                 let prefix = path + "."
                 for key in result.entries.keys where key.hasPrefix(prefix) { result.entries[key] = nil }
             }
         }
         for (path, entry) in entries { result.entries[path] = entry }
+        result.sections.formUnion(sections)
         return result
     }
 
@@ -65,9 +78,10 @@ struct PolicyLayer: Sendable {
         }.sorted { $0.name < $1.name }
     }
 
-    /// Whether any leaf at or below one of `paths` is set in this layer.
+    /// Whether any leaf at or below one of `paths` (each at most two segments deep, or a whole leaf path) is
+    /// set in this layer.
     func touches(_ paths: String...) -> Bool {
-        entries.keys.contains { key in paths.contains { key == $0 || key.hasPrefix($0 + ".") } }
+        paths.contains { entries[$0] != nil || sections.contains($0) }
     }
 
     private func isSwitch(_ value: Value) -> Bool {

@@ -26,7 +26,7 @@ enum PolicyFileSystem {
         bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(systemError(path, "read"))
@@ -92,6 +92,16 @@ enum PolicyFileSystem {
         let joined = out.joined(separator: "/")
         if absolute { return "/" + joined }
         return joined.isEmpty ? "." : joined
+    }
+
+    private static func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        return Glibc.read(fd, buffer, count)
+        #elseif canImport(Musl)
+        return Musl.read(fd, buffer, count)
+        #else
+        return Darwin.read(fd, buffer, count)
+        #endif
     }
 
     private static func systemError(_ path: String, _ call: String) -> PolicyFileError {

@@ -36,7 +36,19 @@ struct YAMLComposer {
         var children: [Int] = []
         var pairs: [(key: Int, value: Int)] = []
         var pendingKey: Int?
-        var seenKeys: Set<String> = []
+        /// Scalar keys seen so far: a list while small (cheaper than hashing), a set once large.
+        var seenKeys: [String] = []
+        var seenKeySet: Set<String> = []
+
+        mutating func insertKey(_ key: String) -> Bool {
+            if seenKeys.count < 16 {
+                if seenKeys.contains(key) { return false }
+                seenKeys.append(key)
+                if seenKeys.count == 16 { seenKeySet = Set(seenKeys) }
+                return true
+            }
+            return seenKeySet.insert(key).inserted
+        }
     }
 
     private func compose(
@@ -77,12 +89,11 @@ struct YAMLComposer {
                     if key >= 0 { stack[top].pairs.append((key, index)) }
                 } else {
                     if let text = keyText {
-                        if stack[top].seenKeys.contains(text) {
+                        if !stack[top].insertKey(text) {
                             duplicates.append((text, line, column))
                             stack[top].pendingKey = -1  // drop this pair
                             return
                         }
-                        stack[top].seenKeys.insert(text)
                     }
                     stack[top].pendingKey = index
                 }

@@ -1,0 +1,58 @@
+import CourierCore
+import CourierPolicy
+import Testing
+
+/// A generated 10,000-service policy compiles quickly and routes correctly (the Benchmarks/ package measures
+/// the release-build figures; this keeps an eye on accidental quadratic work).
+@Suite struct ScaleTests {
+    static func generatedPolicy(services: Int) -> String {
+        var yaml = """
+        version: 1
+        defaults:
+          timeouts: { connect: 5s, idle: 30s, total: 60s }
+          retry: { max-attempts: 3, backoff: { initial: 500ms, max: 10s } }
+          rate-limit: { requests-per-second: 10 }
+        authorisers:
+          token: { plugin: static-bearer, settings: { token: "${env:TOKEN}" } }
+        services:
+
+        """
+        yaml.reserveCapacity(services * 200)
+        for i in 0..<services {
+            yaml += """
+              svc-\(i):
+                hosts: [api\(i).example.com, "*.api\(i).example.com"]
+                authoriser: token
+                rate-limit: { requests-per-second: \(i % 50 + 1), endpoints: { /v1/search: { requests-per-second: 2 } } }
+                retry: { max-attempts: \(i % 3 + 1) }
+                fallbacks: { api\(i).example.com: [backup\(i).example.net] }
+
+            """
+        }
+        return yaml
+    }
+
+    @Test func tenThousandServices() throws {
+        let yaml = Self.generatedPolicy(services: 10_000)
+        #expect(yaml.utf8.count > 1_000_000)
+        let clock = ContinuousClock()
+        var result: PolicyCompilation?
+        let elapsed = clock.measure { result = compile(yaml, name: "generated.yaml") }
+        let compilation = try #require(result)
+        #expect(compilation.diagnostics == [])
+        let graph = try #require(compilation.graph)
+        #expect(graph.services.count == 10_000)
+        #expect(graph.route(for: "https://x.api9876.example.com/v1/search")?.service?.name == "svc-9876")
+        #expect(graph.route(for: "https://api4321.example.com/v1/search")?.rateLimit == RateLimit(requestsPerSecond: 2, burst: 2))
+        // Debug builds are ~10x slower than release; this bound only catches quadratic behaviour.
+        #expect(elapsed < .seconds(8), "compiling 10,000 services took \(elapsed)")
+        print("10,000-service policy (\(yaml.utf8.count) bytes) compiled in \(elapsed)")
+    }
+
+    @Test func duplicateHostsAmongManyServicesAreAllFound() throws {
+        var yaml = Self.generatedPolicy(services: 2_000)
+        yaml += "  dup-a:\n    hosts: [api17.example.com]\n  dup-b:\n    hosts: [\"*.api42.example.com\"]\n"
+        let result = compile(yaml, name: "generated.yaml")
+        #expect(result.rules("host-claimed-twice").count == 2)
+    }
+}
