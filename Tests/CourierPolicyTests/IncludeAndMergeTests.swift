@@ -209,3 +209,47 @@ import Glibc
         #expect(result.diagnostics.first?.message.contains("not a regular file") == true)
     }
 }
+
+@Suite struct AliasTests {
+    @Test func anchorsAndAliasesWorkAndOriginsPointAtTheAnchor() throws {
+        let yaml = """
+        version: 1
+        services:
+          a:
+            hosts: [a.example.com]
+            retry: &careful { max-attempts: 5, backoff: { initial: 1s } }
+          b:
+            hosts: [b.example.com]
+            retry: *careful
+        """
+        let result = compile(yaml)
+        #expect(result.diagnostics == [])
+        let b = try #require(result.graph?.service(named: "b"))
+        #expect(b.retry.maxAttempts == 5)
+        #expect(b.origins["retry.max-attempts"]?.line == 5)
+    }
+
+    @Test func anAliasedDuplicateIsReportedOnce() {
+        let yaml = """
+        version: 1
+        defaults:
+          timeouts: &t { connect: 1s, connect: 2s }
+        services:
+          a: { hosts: [a.example.com], timeouts: *t }
+        """
+        #expect(compile(yaml).summary == ["duplicate-key@3"])
+    }
+}
+
+extension AliasTests {
+    @Test func aBadAliasedValueIsReportedOnce() {
+        let yaml = """
+        version: 1
+        services:
+          a: { hosts: [a.example.com], retry: &r { max-attempts: 0 } }
+          b: { hosts: [b.example.com], retry: *r }
+          c: { hosts: [c.example.com], retry: *r }
+        """
+        #expect(compile(yaml).summary == ["invalid-max-attempts@3"])
+    }
+}

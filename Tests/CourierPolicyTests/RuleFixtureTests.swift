@@ -94,3 +94,20 @@ func markerText(_ line: Substring) -> Substring? {
     }
     return nil
 }
+
+@Suite struct CascadeTests {
+    /// One mistake, one diagnostic: a broken declaration does not also make its users "unknown".
+    @Test func brokenDeclarationsDoNotCascade() {
+        let yaml = """
+        version: 1
+        authorisers:
+          noplugin: { settings: {} }
+          notamap: [1, 2]
+        services:
+          a: { hosts: [a.example.com], authoriser: noplugin }
+          b: { hosts: [b.example.com], authoriser: notamap }
+          c: just-a-string
+        """
+        #expect(compile(yaml).summary == ["missing-setting@3", "wrong-type@4", "wrong-type@8"])
+    }
+}

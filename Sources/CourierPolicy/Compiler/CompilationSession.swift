@@ -31,7 +31,10 @@ struct CompilationSession {
     }
 
     func result() -> PolicyCompilation {
-        PolicyCompilation(graph: graph, diagnostics: diagnostics.sorted(by: CompilationSession.order), files: files)
+        // An aliased node is checked wherever it is used; say each thing once.
+        var seen: Set<Diagnostic> = []
+        let unique = diagnostics.filter { seen.insert($0).inserted }
+        return PolicyCompilation(graph: graph, diagnostics: unique.sorted(by: CompilationSession.order), files: files)
     }
 
     static func order(_ a: Diagnostic, _ b: Diagnostic) -> Bool {
@@ -74,7 +77,9 @@ struct CompilationSession {
             return
         }
         var duplicates: [(key: String, line: Int, column: Int)] = []
-        let composed = YAMLComposer(limits: limits).compose(bytes, duplicates: &duplicates)
+        // A UTF-8 byte order mark is allowed (and not a column); libyaml refuses it once the encoding is fixed.
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        let composed = YAMLComposer(limits: limits).compose(text, duplicates: &duplicates)
         for d in duplicates {
             report(.duplicateKey, "duplicate key '\(d.key)'; a mapping may have each key once (this one would silently replace the first)",
                    at: SourceLocation(file: path, line: d.line, column: d.column), suggestion: "remove or merge one of the two")
@@ -121,40 +126,5 @@ struct CompilationSession {
 
     private static func shortName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-}
-
-/// Finds the first invalid UTF-8 sequence, as a 1-based line and column (columns count characters).
-enum UTF8Check {
-    static func firstInvalid(_ bytes: [UInt8]) -> (line: Int, column: Int)? {
-        // Fast path: the standard library validates in bulk.
-        if String(validating: bytes, as: UTF8.self) != nil { return nil }
-        var line = 1
-        var column = 1
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let b = bytes[i]
-            let length: Int
-            switch b {
-            case 0x00...0x7F: length = 1
-            case 0xC2...0xDF: length = 2
-            case 0xE0...0xEF: length = 3
-            case 0xF0...0xF4: length = 4
-            default: return (line, column)
-            }
-            guard i + length <= n else { return (line, column) }
-            if length > 1 {
-                guard String(validating: bytes[i..<(i + length)], as: UTF8.self) != nil else { return (line, column) }
-            }
-            if b == 0x0A {
-                line += 1
-                column = 1
-            } else {
-                column += 1
-            }
-            i += length
-        }
-        return (line, column)
     }
 }

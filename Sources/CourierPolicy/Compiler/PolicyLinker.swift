@@ -48,6 +48,7 @@ struct PolicyLinker {
         var services: [ServicePolicy] = []
         var serviceNames: [String: SourceLocation] = [:]
         var claimed: [HostPattern: (service: String, location: SourceLocation)] = [:]
+        claimed.reserveCapacity(files.reduce(0) { $0 + $1.services.reduce(0) { $0 + $1.hosts.count } })
         var usedAuthorisers: Set<String> = []
         for file in files {
             for parsed in file.services {
@@ -65,7 +66,8 @@ struct PolicyLinker {
             }
         }
         checkFallbackCycles(services)
-        for a in authoriserOrder where !usedAuthorisers.contains(a.instance.name) {
+        // An authoriser without a plugin type was already reported as broken.
+        for a in authoriserOrder where !usedAuthorisers.contains(a.instance.name) && !a.instance.plugin.isEmpty {
             report(.unusedAuthoriser, "authoriser '\(a.instance.name)' is not used by any service", at: a.location,
                    suggestion: "assign it with 'authoriser: \(a.instance.name)' in a service, or remove it")
         }
@@ -113,8 +115,9 @@ struct PolicyLinker {
                            ?? "declare it under 'authorisers:'")
             }
         }
-        let exactHosts = Set(parsed.hosts.filter { !$0.pattern.isWildcard }.map(\.pattern.name))
-        for (host, entry) in own.children(of: "fallbacks") where !exactHosts.contains(host) {
+        let fallbackEntries = own.touches("fallbacks") ? own.children(of: "fallbacks") : []
+        let exactHosts = fallbackEntries.isEmpty ? [] : Set(parsed.hosts.filter { !$0.pattern.isWildcard }.map(\.pattern.name))
+        for (host, entry) in fallbackEntries where !exactHosts.contains(host) {
             report(.unreachableRule, "fallbacks for '\(host)' never apply: service '\(parsed.name)' does not claim '\(host)' exactly", at: entry.location,
                    suggestion: "add '\(host)' to hosts, or remove the entry")
         }

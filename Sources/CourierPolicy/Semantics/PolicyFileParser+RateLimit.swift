@@ -1,0 +1,59 @@
+import CourierCore
+
+/// `rate-limit:` with its endpoint overrides, in defaults and services.
+extension PolicyFileParser {
+    mutating func parseRateLimit(_ node: Int, into layer: inout PolicyLayer) {
+        if isOffSwitch(node) {
+            layer.set("rate-limit", .off, at: location(node))
+            return
+        }
+        guard let pairs = mapping(node, PolicyLanguage.rateLimit) else { return }
+        layer.set("rate-limit", .on, at: location(node))
+        for (key, keyNode, value) in pairs {
+            let path = "rate-limit.\(key)"
+            switch key {
+            case "requests-per-second":
+                if let r = rate(value, key: path) { layer.set(path, .number(r), at: location(value)) }
+            case "burst":
+                if let b = burst(value, key: path) { layer.set(path, .int(b), at: location(value)) }
+            case "endpoints":
+                for (prefix, prefixNode, body) in dictionary(value, what: "rate-limit.endpoints") {
+                    guard prefix.hasPrefix("/") else {
+                        report(.invalidEndpoint, "endpoint key '\(prefix)' must be a path starting with '/'", at: prefixNode,
+                               suggestion: prefix.contains("/") ? "write the path only, without the host" : "write '/\(prefix)'")
+                        continue
+                    }
+                    if prefix.contains("?") || prefix.contains("#") {
+                        report(.unreachableRule, "endpoint '\(prefix)' can never match: endpoints match paths, and the query or fragment is not part of the path", at: prefixNode, suggestion: "remove everything from '?' or '#'")
+                    } else if prefix == "/" {
+                        report(.unreachableRule, "endpoint '/' matches only the root path itself, not every path", at: prefixNode, suggestion: "to limit every path, set requests-per-second on rate-limit itself")
+                    } else if prefix.count > 1 && prefix.hasSuffix("/") {
+                        report(.unreachableRule, "endpoint '\(prefix)' ends with '/', so it matches only that exact path, never the paths below it", at: prefixNode, suggestion: "write '\(prefix.dropLast())'")
+                    }
+                    guard let limitPairs = mapping(body, PolicyLanguage.endpointLimit) else { continue }
+                    var rps: Double?
+                    var burstValue: Int?
+                    var ok = true
+                    for (lkey, _, lvalue) in limitPairs {
+                        if lkey == "requests-per-second" {
+                            rps = rate(lvalue, key: "\(path).\(prefix).\(lkey)")
+                            ok = ok && rps != nil
+                        } else {
+                            burstValue = burst(lvalue, key: "\(path).\(prefix).\(lkey)")
+                            ok = ok && burstValue != nil
+                        }
+                    }
+                    guard ok else { continue }
+                    guard let r = rps else {
+                        report(.invalidRate, "endpoint '\(prefix)' needs a requests-per-second", at: body, suggestion: "add 'requests-per-second: 2'")
+                        continue
+                    }
+                    let limit = RateLimit(requestsPerSecond: r, burst: burstValue ?? defaultBurst(r))
+                    layer.set("rate-limit.endpoints.\(prefix)", .limit(limit), at: location(prefixNode))
+                }
+            default:
+                unhandled(key, keyNode)
+            }
+        }
+    }
+}
