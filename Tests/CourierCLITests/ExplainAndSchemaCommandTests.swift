@@ -63,4 +63,12 @@ import Testing
             #expect(properties[key] != nil, "schema lacks \(key)")
         }
     }
+
+    @Test func committedSchemaCopyIsCurrent() throws {
+        let r = try CourierProcess.run(["schema"])
+        let committed = try String(
+            contentsOf: CourierProcess.repositoryRoot.appending(path: "policies/policy.schema.json"), encoding: .utf8
+        )
+        #expect(r.stdout == committed, "regenerate with: swift run courier schema > policies/policy.schema.json")
+    }
 }

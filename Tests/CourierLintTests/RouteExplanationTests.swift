@@ -91,6 +91,8 @@ import Testing
         #expect(e.value("authorisers.main.settings.client-id")?.value == "${env:CLIENT_ID}")
         #expect(e.value("authorisers.main.settings.token-url")?.value == "https://accounts.example.com/api/token")
         #expect(e.value("authorisers.main.settings.client-secret")?.value == "<hidden literal>")
+        #expect(e.value("authorisers.main.timeout")?.value == "10s")
+        #expect(e.value("authorisers.main.allow-plain-http")?.value == "false")
         let json = JSONOutput.encode(e)
         #expect(!json.contains("s3cr3t-literal"))
         #expect(json.contains("${env:CLIENT_ID}"))

@@ -140,6 +140,8 @@ public struct RouteExplanation: Hashable, Sendable {
                         }
                         add("authorisers.\(name).settings.\(key)", printed, .file(instance.definedAt))
                     }
+                    add("authorisers.\(name).timeout", DurationFormat.format(instance.timeout), .file(instance.definedAt))
+                    add("authorisers.\(name).allow-plain-http", String(instance.allowPlainHTTP), .file(instance.definedAt))
                 }
             } else {
                 add("authoriser", "none")

@@ -22,7 +22,10 @@ extension CourierCommand {
         @Argument(help: "An absolute http(s) URL.")
         var url: String
 
-        @Option(name: [.customShort("X"), .customLong("request")], help: "The request method (as curl's -X).")
+        @Option(
+            name: [.customShort("X"), .customLong("request")],
+            help: ArgumentHelp("The request method, as with curl's -X; upper-cased.", valueName: "method")
+        )
         var method: String = "GET"
 
         @Option(help: "Output format: text or json.")
