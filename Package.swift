@@ -57,7 +57,10 @@ let package = Package(
         .executableTarget(
             name: "courier",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierLint", "CourierKit",
+                // The modules CourierKit re-exports are named too: SwiftPM does not rebuild a target when a
+                // re-exported module changes (swift-package-manager#10483), and release builds inline across
+                // modules, so a stale executable could allocate objects of an old size.
+                "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -11,10 +11,10 @@ public struct PolicyGraph: Sendable {
         let authorisers: [String: AuthoriserInstance]
         let defaults: PolicyDefaults
         let files: [String]
-        /// Exact host -> (service index, the pattern that claims it).
-        let exact: [String: (service: Int, pattern: HostPattern)]
-        /// Wildcard suffix -> (service index, pattern), keyed by Substring so suffix probes allocate nothing.
-        let wildcard: [Substring: (service: Int, pattern: HostPattern)]
+        /// Exact host -> (service index, index of the pattern in its hosts, its route entry).
+        let exact: [String: Hit]
+        /// Wildcard suffix -> the same, keyed by Substring so suffix probes allocate nothing.
+        let wildcard: [Substring: Hit]
         /// The label counts of the wildcard suffixes, most first: only suffixes of these lengths are probed.
         let wildcardLabelCounts: [Int]
         let byName: [String: Int]
@@ -30,34 +30,43 @@ public struct PolicyGraph: Sendable {
             self.authorisers = authorisers
             self.defaults = defaults
             self.files = files
-            var exact: [String: (service: Int, pattern: HostPattern)] = [:]
-            var wildcard: [Substring: (service: Int, pattern: HostPattern)] = [:]
+            let entries = services.map { service in
+                RouteEntry(service: service, authoriser: service.authoriser.flatMap { authorisers[$0] })
+            }
+            var exact: [String: Hit] = [:]
+            var wildcard: [Substring: Hit] = [:]
             var byName: [String: Int] = [:]
             for (i, service) in services.enumerated() {
                 byName[service.name] = byName[service.name] ?? i
-                for host in service.hosts {
+                for (p, host) in service.hosts.enumerated() {
                     // The compiler reports a host claimed twice as an error; if a graph is built by hand anyway,
                     // the first service declared keeps it.
+                    let hit = Hit(service: i, pattern: p, entry: entries[i])
                     if host.isWildcard {
-                        wildcard[Substring(host.name)] = wildcard[Substring(host.name)] ?? (i, host)
+                        wildcard[Substring(host.name)] = wildcard[Substring(host.name)] ?? hit
                     } else {
-                        exact[host.name] = exact[host.name] ?? (i, host)
+                        exact[host.name] = exact[host.name] ?? hit
                     }
                 }
             }
+            self.entries = entries
             self.exact = exact
             self.wildcard = wildcard
             self.wildcardLabelCounts = Set(wildcard.keys.map { $0.utf8.filter { $0 == UInt8(ascii: ".") }.count + 1 })
                 .sorted(by: >)
             self.byName = byName
-            self.entries = services.map { service in
-                RouteEntry(service: service, authoriser: service.authoriser.flatMap { authorisers[$0] })
-            }
             self.defaultEntry = RouteEntry(defaults: defaults)
         }
     }
 
     private let storage: Storage
+
+    /// A host index entry.
+    private struct Hit: Sendable {
+        var service: Int
+        var pattern: Int
+        var entry: RouteEntry
+    }
 
     public init(
         version: Int = 1,
@@ -84,11 +93,14 @@ public struct PolicyGraph: Sendable {
 
     /// The service claiming `host` (lower case) and how it matched, or nil.
     public func service(forHost host: String) -> (ServicePolicy, Route.Match)? {
-        lookup(host).map { (storage.services[$0.service], $0.match) }
+        guard let hit = lookup(host) else { return nil }
+        let service = storage.services[hit.service]
+        let pattern = service.hosts[hit.pattern]
+        return (service, pattern.isWildcard ? .wildcard(pattern) : .exact(pattern))
     }
 
-    private func lookup(_ host: String) -> (service: Int, match: Route.Match)? {
-        if let hit = storage.exact[host] { return (hit.service, .exact(hit.pattern)) }
+    private func lookup(_ host: String) -> Hit? {
+        if let hit = storage.exact[host] { return hit }
         guard !storage.wildcard.isEmpty else { return nil }
         // Probe the host's proper suffixes of the label counts some wildcard has, longest first (the longest
         // matching wildcard wins): "a.b.example.com" with wildcards of 3 and 2 labels probes "b.example.com",
@@ -110,28 +122,28 @@ public struct PolicyGraph: Sendable {
                     }
                 }
             }
-            if let start, let hit = storage.wildcard[host[start...]] { return (hit.service, .wildcard(hit.pattern)) }
+            if let start, let hit = storage.wildcard[host[start...]] { return hit }
         }
         return nil
     }
 
     /// Everything the policy decides for a request to `url` with `method`.
     public func route(for url: HTTPURL, method: HTTPMethod = .get) -> Route {
-        let found = lookup(url.host)
-        let entry = found.map { storage.entries[$0.service] } ?? storage.defaultEntry
-        var endpointKey = url.host
+        let hit = lookup(url.host)
+        let entry = hit?.entry ?? storage.defaultEntry
+        let endpointKey: EndpointKey
         let limit: RateLimit?
         if let override = entry.override(forPath: url.path) {
-            endpointKey.append(override.prefix)
+            endpointKey = EndpointKey(host: url.host, pathPrefix: override.prefix)
             limit = override.limit
         } else {
-            endpointKey.append(contentsOf: url.path[..<url.firstPathComponentEnd])
+            endpointKey = EndpointKey(host: url.host, pathPrefix: url.path[..<url.firstPathComponentEnd])
             limit = entry.perEndpoint
         }
         return Route(
-            entry: entry, match: found?.match ?? .defaults, endpointKey: endpointKey, rateLimit: limit,
+            entry: entry, patternIndex: hit?.pattern ?? -1, endpointKey: endpointKey, rateLimit: limit,
             retriesAllowed: entry.retriesAllowed(for: method),
-            fallbacks: entry.fallbacks.isEmpty ? [] : entry.fallbacks[url.host] ?? []
+            fallbacks: entry.hasFallbacks ? entry.fallbacks[url.host] ?? [] : []
         )
     }
 

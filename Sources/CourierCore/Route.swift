@@ -14,17 +14,25 @@ public struct Route: Sendable {
     }
 
     let entry: RouteEntry
+    /// Index into the service's hosts of the pattern that matched; -1 for the defaults.
+    let patternIndex: Int
 
-    public let match: Match
     /// The rate-limit bucket key: host plus the first path component (`api.example.com/v1`), or host plus the
     /// matching endpoint override's prefix (`api.example.com/v1/search`).
-    public let endpointKey: String
+    public let endpointKey: EndpointKey
     /// The limit for ``endpointKey``; nil = unlimited.
     public let rateLimit: RateLimit?
     /// Whether this request's method may be retried at all under ``retry``.
     public let retriesAllowed: Bool
     /// Where to connect when the URL's host is unreachable, in order.
     public let fallbacks: [HostAddress]
+
+    /// How the service was chosen (computed when asked: look-ups do not touch the patterns).
+    public var match: Match {
+        guard let service = entry.service, patternIndex >= 0 else { return .defaults }
+        let pattern = service.hosts[patternIndex]
+        return pattern.isWildcard ? .wildcard(pattern) : .exact(pattern)
+    }
 
     /// The service, or nil when only the defaults apply.
     public var service: ServicePolicy? { entry.service }
@@ -35,7 +43,8 @@ public struct Route: Sendable {
     public var cache: CachePolicy? { entry.cache }
 }
 
-/// The parts of a route that depend only on the service (or on the defaults), computed once per graph.
+/// The parts of a route that depend only on the service (or on the defaults), computed once per graph and laid
+/// out so that a look-up reads this one object and, for endpoint overrides, one small array.
 final class RouteEntry: Sendable {
     let service: ServicePolicy?
     let retry: RetryPolicy
@@ -44,15 +53,13 @@ final class RouteEntry: Sendable {
     let tls: TLSPolicy
     let cache: CachePolicy?
     let perEndpoint: RateLimit?
-    /// Endpoint overrides by path prefix, keyed by Substring so a look-up allocates nothing.
-    let endpoints: [Substring: (prefix: String, limit: RateLimit)]
-    /// The segment counts of the endpoint keys, deepest first: only prefixes of these depths are probed.
-    let endpointDepths: [Int]
+    /// Endpoint overrides, deepest first (the longest matching prefix wins); prefixes are usually short enough
+    /// to be stored inline in the string, so comparing them touches no other memory.
+    let endpoints: [(prefix: String, depth: Int, limit: RateLimit)]
     let fallbacks: [String: [HostAddress]]
-    /// Whether retries are possible at all (max-attempts > 1).
-    let retries: Bool
-    /// The standard methods that may be retried; a short list compares faster than a set hashes.
-    let retryableStandardMethods: [HTTPMethod]
+    let hasFallbacks: Bool
+    /// Bit i set: `HTTPMethod.standard[i]` may be retried (and max-attempts > 1).
+    let retryMask: UInt16
 
     init(service: ServicePolicy, authoriser: AuthoriserInstance?) {
         self.service = service
@@ -62,13 +69,10 @@ final class RouteEntry: Sendable {
         self.tls = service.tls
         self.cache = service.cache
         self.perEndpoint = service.rateLimit.perEndpoint
-        var endpoints: [Substring: (prefix: String, limit: RateLimit)] = [:]
-        for (prefix, limit) in service.rateLimit.endpoints { endpoints[Substring(prefix)] = (prefix, limit) }
-        self.endpoints = endpoints
-        self.endpointDepths = RouteEntry.depths(of: endpoints.keys)
+        self.endpoints = RouteEntry.sortedEndpoints(service.rateLimit.endpoints)
         self.fallbacks = service.fallbacks
-        self.retries = service.retry.maxAttempts > 1
-        self.retryableStandardMethods = RouteEntry.retryable(service.retry)
+        self.hasFallbacks = !service.fallbacks.isEmpty
+        self.retryMask = RouteEntry.mask(service.retry)
     }
 
     init(defaults: PolicyDefaults) {
@@ -79,54 +83,77 @@ final class RouteEntry: Sendable {
         self.tls = .builtIn
         self.cache = nil
         self.perEndpoint = defaults.rateLimit.perEndpoint
-        var endpoints: [Substring: (prefix: String, limit: RateLimit)] = [:]
-        for (prefix, limit) in defaults.rateLimit.endpoints { endpoints[Substring(prefix)] = (prefix, limit) }
-        self.endpoints = endpoints
-        self.endpointDepths = RouteEntry.depths(of: endpoints.keys)
+        self.endpoints = RouteEntry.sortedEndpoints(defaults.rateLimit.endpoints)
         self.fallbacks = [:]
-        self.retries = defaults.retry.maxAttempts > 1
-        self.retryableStandardMethods = RouteEntry.retryable(defaults.retry)
+        self.hasFallbacks = false
+        self.retryMask = RouteEntry.mask(defaults.retry)
     }
 
     func retriesAllowed(for method: HTTPMethod) -> Bool {
-        guard retries else { return false }
-        for m in retryableStandardMethods where m == method { return true }
-        return !HTTPMethod.standard.contains(method) && retry.allowsRetry(of: method)
+        switch method.rawValue {
+        case "GET": return retryMask & 1 << 0 != 0
+        case "HEAD": return retryMask & 1 << 1 != 0
+        case "POST": return retryMask & 1 << 2 != 0
+        case "PUT": return retryMask & 1 << 3 != 0
+        case "DELETE": return retryMask & 1 << 4 != 0
+        default: return retry.maxAttempts > 1 && retry.allowsRetry(of: method)
+        }
     }
 
-    /// The endpoint override for `path`: the longest prefix on a segment boundary. Only the depths that some
-    /// endpoint key has are probed, so a look-up costs one hash probe per distinct depth (usually one).
-    func override(forPath path: String) -> (prefix: String, limit: RateLimit)? {
+    /// The endpoint override for `path`: the longest prefix on a segment boundary.
+    func override(forPath path: String) -> (prefix: Substring, limit: RateLimit)? {
         guard !endpoints.isEmpty else { return nil }
         let utf8 = path.utf8
         let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
-        for depth in endpointDepths {
-            // The prefix of `depth` segments ends at the (depth + 1)-th slash, or at the end of the path.
-            var slashes = 0
-            var cut: String.Index?
-            var i = utf8.startIndex
-            while i < end {
-                if utf8[i] == UInt8(ascii: "/") {
-                    slashes += 1
-                    if slashes == depth + 1 {
-                        cut = i
-                        break
+        // Segment ends: the index of each slash after the first character, then the end of the path.
+        var cuts: (Int, String.Index, String.Index, String.Index, String.Index) = (0, end, end, end, end)
+        var slashes = 0
+        var i = utf8.startIndex
+        var overflow: [String.Index] = []
+        while i < end {
+            if utf8[i] == UInt8(ascii: "/") {
+                if slashes > 0 {
+                    switch slashes {
+                    case 1: cuts.1 = i
+                    case 2: cuts.2 = i
+                    case 3: cuts.3 = i
+                    case 4: cuts.4 = i
+                    default: overflow.append(i)
                     }
                 }
-                i = utf8.index(after: i)
+                slashes += 1
             }
-            if cut == nil && slashes == depth { cut = end }
-            if let cut, let hit = endpoints[path[utf8.startIndex..<cut]] { return hit }
+            i = utf8.index(after: i)
+        }
+        cuts.0 = slashes
+        for endpoint in endpoints where endpoint.depth <= slashes {
+            // The prefix of `depth` segments ends before the (depth + 1)-th slash, or at the end of the path.
+            let cut: String.Index
+            switch endpoint.depth {
+            case slashes: cut = end
+            case 1: cut = cuts.1
+            case 2: cut = cuts.2
+            case 3: cut = cuts.3
+            case 4: cut = cuts.4
+            default: cut = overflow[endpoint.depth - 5]
+            }
+            let candidate = path[utf8.startIndex..<cut]
+            if candidate == endpoint.prefix { return (candidate, endpoint.limit) }
         }
         return nil
     }
 
-    /// Distinct segment counts (`/v1/search` has 2), deepest first.
-    static func depths(of keys: some Sequence<Substring>) -> [Int] {
-        Set(keys.map { key in key.utf8.filter { $0 == UInt8(ascii: "/") }.count }).sorted(by: >)
+    private static func sortedEndpoints(_ endpoints: [String: RateLimit]) -> [(prefix: String, depth: Int, limit: RateLimit)] {
+        endpoints.map { (prefix: $0.key, depth: $0.key.utf8.filter { $0 == UInt8(ascii: "/") }.count, limit: $0.value) }
+            .sorted { ($0.depth, $0.prefix) > ($1.depth, $1.prefix) }
     }
 
-    private static func retryable(_ retry: RetryPolicy) -> [HTTPMethod] {
-        HTTPMethod.standard.filter { retry.allowsRetry(of: $0) }
+    private static func mask(_ retry: RetryPolicy) -> UInt16 {
+        guard retry.maxAttempts > 1 else { return 0 }
+        var mask: UInt16 = 0
+        for (bit, method) in [HTTPMethod.get, .head, .post, .put, .delete].enumerated() where retry.allowsRetry(of: method) {
+            mask |= 1 << bit
+        }
+        return mask
     }
 }

@@ -45,6 +45,11 @@ final class HTTP1Connection: @unchecked Sendable {
         bytesSent = 0
         bytesReceived = 0
         firstByteAt = nil
+        // A request that says `Connection: close` ends the connection after its response (RFC 9112 §9.6): the
+        // server may close without saying so in the response.
+        requestAsksToClose = head.headers.values(for: "connection").contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: " \t").lowercased() == "close" }
+        }
         if parserPrimed { parser.expectResponse(to: head.method) } else {
             parser = ResponseParser(requestMethod: head.method, limits: parser.limits)
             parserPrimed = true
@@ -127,7 +132,7 @@ final class HTTP1Connection: @unchecked Sendable {
                     _ = machine.responseTrailersReceived(trailers)
                 case .end(let keepAlive):
                     if case .succeedRequest(let disposition) = machine.responseEnded(keepAlive: keepAlive) {
-                        reusable = disposition == .reuse && parser.bufferedByteCount == 0
+                        reusable = disposition == .reuse && parser.bufferedByteCount == 0 && !requestAsksToClose
                     }
                 }
                 return event
@@ -151,6 +156,7 @@ final class HTTP1Connection: @unchecked Sendable {
 
     /// After `.end`: whether the connection may carry another request.
     private(set) var reusable = false
+    private var requestAsksToClose = false
 
     /// Records a failure of the current request; returns the machine's verdict (for the fresh-connection retry)
     /// and closes the stream.

@@ -11,9 +11,10 @@ import Foundation
 struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
-        abstract: "Lint, explain and document Courier policy files.",
+        abstract: "Lint, explain and document Courier policy files, and fetch URLs with Courier's HTTP client.",
         discussion: """
-            Exit status: 0 success; 1 the policy has errors (or warnings with --strict); 2 usage or I/O error.
+            Exit status for lint, explain and schema: 0 success; 1 the policy has errors (or warnings with
+            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch').
             """,
         version: "0.1.0",
         subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self]

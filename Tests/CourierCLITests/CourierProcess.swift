@@ -41,7 +41,10 @@ struct CourierProcess {
         .deletingLastPathComponent()
 
     /// Runs `courier arguments...` in `directory` (default: `Fixtures/`) and waits at most `timeout` seconds.
-    static func run(_ arguments: [String], in directory: URL = fixtures, timeout: Double = 30) throws -> Result {
+    ///
+    /// The wait is asynchronous (the process's termination handler resumes it), so a test running the binary
+    /// never blocks one of Swift concurrency's few cooperative threads, on which other suites' timers depend.
+    static func run(_ arguments: [String], in directory: URL = fixtures, timeout: Double = 30) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appending(path: "courier-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -63,15 +66,21 @@ struct CourierProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
         process.environment = environment
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            Issue.record("courier \(arguments.joined(separator: " ")) did not finish within \(timeout)s")
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(timeout))
+            if process.isRunning {
+                process.terminate()
+                Issue.record("courier \(arguments.joined(separator: " ")) did not finish within \(timeout)s")
+            }
         }
-        process.waitUntilExit()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        watchdog.cancel()
         try out.close()
         try err.close()
         return Result(

@@ -2,15 +2,15 @@ import Foundation
 import Testing
 
 @Suite struct ExplainCommandTests {
-    @Test func textOutput() throws {
-        let r = try CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/v1/search/tracks?q=x"])
+    @Test func textOutput() async throws {
+        let r = try await CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/v1/search/tracks?q=x"])
         #expect(r.status == 0)
         #expect(r.stderr == "")
         try GoldenFile.check(r.stdout, named: "explain-search.text")
     }
 
-    @Test func jsonOutputForAPostThatIsNotRetried() throws {
-        let r = try CourierProcess.run(
+    @Test func jsonOutputForAPostThatIsNotRetried() async throws {
+        let r = try await CourierProcess.run(
             ["explain", "clean/app.yaml", "https://eu.api.example.com/v2/me", "-X", "post", "--format", "json"]
         )
         #expect(r.status == 0)
@@ -20,14 +20,14 @@ import Testing
         #expect((object["worstCase"] as? [String: Any])?["attempts"] as? Int == 1)
     }
 
-    @Test func secretsAreNeverResolved() throws {
-        let r = try CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/"])
+    @Test func secretsAreNeverResolved() async throws {
+        let r = try await CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("${env:WEB_TOKEN}"))
     }
 
-    @Test func policyWithErrorsIsStatusOne() throws {
-        let r = try CourierProcess.run(["explain", "broken/typo.yaml", "https://api.example.com/"])
+    @Test func policyWithErrorsIsStatusOne() async throws {
+        let r = try await CourierProcess.run(["explain", "broken/typo.yaml", "https://api.example.com/"])
         #expect(r.status == 1)
         #expect(r.stdout == "")
         #expect(r.stderr.contains("broken/typo.yaml:4:3: error: unknown key 'retires' in defaults [unknown-key]"))
@@ -42,8 +42,8 @@ import Testing
         (["explain", "nope.yaml", "https://example.com/"], "no such policy file: 'nope.yaml'"),
         (["explain", "clean", "https://example.com/"], "no such policy file: 'clean'"),
     ])
-    func badInputIsStatusTwo(arguments: [String], message: String) throws {
-        let r = try CourierProcess.run(arguments)
+    func badInputIsStatusTwo(arguments: [String], message: String) async throws {
+        let r = try await CourierProcess.run(arguments)
         #expect(r.status == 2)
         #expect(r.stdout == "")
         #expect(r.stderr.contains(message), "stderr: \(r.stderr)")
@@ -51,8 +51,8 @@ import Testing
 }
 
 @Suite struct SchemaCommandTests {
-    @Test func printsAJSONSchema() throws {
-        let r = try CourierProcess.run(["schema"])
+    @Test func printsAJSONSchema() async throws {
+        let r = try await CourierProcess.run(["schema"])
         #expect(r.status == 0)
         #expect(r.stderr == "")
         #expect(r.stdout.hasSuffix("}\n"))
@@ -64,8 +64,8 @@ import Testing
         }
     }
 
-    @Test func committedSchemaCopyIsCurrent() throws {
-        let r = try CourierProcess.run(["schema"])
+    @Test func committedSchemaCopyIsCurrent() async throws {
+        let r = try await CourierProcess.run(["schema"])
         let committed = try String(
             contentsOf: CourierProcess.repositoryRoot.appending(path: "policies/policy.schema.json"), encoding: .utf8
         )

@@ -15,7 +15,7 @@ import Testing
         defer { peer.stop() }
         let out = FileManager.default.temporaryDirectory.appending(path: "fetch-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: out) }
-        let result = try CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/300"), peer.url("/gzip/1000"), "--json-report", "-"])
+        let result = try await CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/300"), peer.url("/gzip/1000"), "--json-report", "-"])
         #expect(result.status == 0)
         // Both bodies, in order, the second decoded.
         let expected = (0..<300).map { UInt8($0 % 251) } + (0..<1000).map { UInt8($0 % 251) }
@@ -45,12 +45,12 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appending(path: "out.bin")
-        let result = try CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/70000")])
+        let result = try await CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/70000")])
         #expect(result.status == 0)
         #expect(try Data(contentsOf: out) == Data((0..<70000).map { UInt8($0 % 251) }))
         let input = dir.appending(path: "in.txt")
         try Data("from a file".utf8).write(to: input)
-        let echo = try CourierProcess.run(["fetch", "-i", "-X", "PUT", "-H", "X-Test: yes", "-d", "@\(input.path)", peer.url("/echo")])
+        let echo = try await CourierProcess.run(["fetch", "-i", "-X", "PUT", "-H", "X-Test: yes", "-d", "@\(input.path)", peer.url("/echo")])
         #expect(echo.status == 0)
         #expect(echo.stdout.hasPrefix("HTTP/1.1 200 "))
         #expect(echo.stdout.contains("\"method\": \"PUT\""))
@@ -61,22 +61,22 @@ import Testing
     @Test func curlExitStatuses() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
-        let notFound = try CourierProcess.run(["fetch", "--fail", peer.url("/status/404")])
+        let notFound = try await CourierProcess.run(["fetch", "--fail", peer.url("/status/404")])
         #expect(notFound.status == 22)
         #expect(notFound.stdout.isEmpty)
-        #expect(try CourierProcess.run(["fetch", peer.url("/status/404")]).status == 0)
-        #expect(try CourierProcess.run(["fetch", peer.url("/redirect/20")]).status == 47)
-        #expect(try CourierProcess.run(["fetch", "--max-time", "0.3", peer.url("/slow/200?delay_ms=10")]).status == 28)
-        #expect(try CourierProcess.run(["fetch", "not a url"]).status == 2)
-        #expect(try CourierProcess.run(["fetch", "--max-time", "-1", peer.url("/")]).status == 2)
-        #expect(try CourierProcess.run(["fetch", "-H", "NoColon", peer.url("/")]).status == 2)
+        #expect(try await CourierProcess.run(["fetch", peer.url("/status/404")]).status == 0)
+        #expect(try await CourierProcess.run(["fetch", peer.url("/redirect/20")]).status == 47)
+        #expect(try await CourierProcess.run(["fetch", "--max-time", "0.3", peer.url("/slow/200?delay_ms=10")]).status == 28)
+        #expect(try await CourierProcess.run(["fetch", "not a url"]).status == 2)
+        #expect(try await CourierProcess.run(["fetch", "--max-time", "-1", peer.url("/")]).status == 2)
+        #expect(try await CourierProcess.run(["fetch", "-H", "NoColon", peer.url("/")]).status == 2)
     }
 
     @Test func connectAndProtocolFailuresAreReported() async throws {
         let refused = try ScriptedServer { _ in }
         let port = refused.port
         refused.stop()
-        let result = try CourierProcess.run(["fetch", "--json-report", "-", "http://127.0.0.1:\(port)/"])
+        let result = try await CourierProcess.run(["fetch", "--json-report", "-", "http://127.0.0.1:\(port)/"])
         #expect(result.status == 7)
         let line = try #require(try reports(result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.joined(separator: "\n")).first)
         let error = try #require(line["error"] as? [String: Any])
@@ -88,6 +88,6 @@ import Testing
             c.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
             c.close()
         }
-        #expect(try CourierProcess.run(["fetch", broken.url("/")]).status == 56)
+        #expect(try await CourierProcess.run(["fetch", broken.url("/")]).status == 56)
     }
 }

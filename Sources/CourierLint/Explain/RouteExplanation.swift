@@ -41,7 +41,7 @@ public struct RouteExplanation: Hashable, Sendable {
         let route = graph.route(for: url, method: method)
         self.url = url.description
         self.method = method.rawValue
-        self.endpointKey = route.endpointKey
+        self.endpointKey = route.endpointKey.description
         self.notes = []
         let defaults = graph.defaults
 
