@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
         .testTarget(
             name: "CourierPolicyTests",
-            dependencies: ["CourierCore", "CourierPolicy"],
+            dependencies: ["CourierCore", "CourierPolicy", "CourierTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -86,7 +86,9 @@ let package = Package(
             dependencies: ["CourierCore", "CourierPolicy", "CourierLint"],
             exclude: ["Golden", "Fixtures"]
         ),
-        .testTarget(name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib"]),
+        .testTarget(
+            name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib", "CourierTestSupport"]
+        ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(
             name: "CourierTransportTests",

@@ -1,5 +1,6 @@
 import CCourierZlib
 import CourierHTTP1
+import CourierTestSupport
 import Testing
 
 /// Compresses with zlib itself: windowBits 31 = gzip, 15 = zlib-wrapped deflate, -15 = raw deflate.

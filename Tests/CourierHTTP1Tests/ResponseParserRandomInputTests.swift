@@ -1,5 +1,6 @@
 import CourierCore
 import CourierHTTP1
+import CourierTestSupport
 import Testing
 
 /// Bounded random-input testing with fixed seeds: mutated and random responses never crash the parser, never

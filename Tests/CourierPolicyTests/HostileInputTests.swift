@@ -1,5 +1,6 @@
 import CourierCore
 import CourierPolicy
+import CourierTestSupport
 import Testing
 
 /// Hostile input: one clear error, quickly, never a crash or a hang.
@@ -77,7 +78,7 @@ import Testing
 
     @Test func binaryGarbageGetsOneError() throws {
         let dir = try makeTemporaryDirectory()
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for i in 0..<20 {
             let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let path = dir + "/garbage\(i).bin"
@@ -122,18 +123,6 @@ import Testing
     }
 }
 
-/// SplitMix64: a small deterministic generator so property tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Shapes that would be quadratic with a naive checker stay linear.
 @Suite struct AdversarialShapeTests {

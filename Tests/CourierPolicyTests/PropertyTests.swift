@@ -1,5 +1,6 @@
 import CourierCore
 import CourierPolicy
+import CourierTestSupport
 import Testing
 
 /// Random input never crashes or hangs the compiler, and every answer is well-formed.
@@ -21,7 +22,7 @@ import Testing
         "common.yaml", "missing.yaml", "'quoted'", "\"\\u00e9\"", "|\n  block\n", "!!str 5", "&a 1", "*a",
     ]
 
-    func randomNode(depth: Int, _ g: inout SeededGenerator) -> String {
+    func randomNode(depth: Int, _ g: inout SplitMix64) -> String {
         let roll = Int.random(in: 0..<10, using: &g)
         if depth > 4 || roll < 4 { return Self.scalars.randomElement(using: &g)! }
         let indent = String(repeating: "  ", count: depth + 1)
@@ -47,7 +48,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomStructuresNeverCrash(seed: UInt64) {
-        var g = SeededGenerator(seed: seed)
+        var g = SplitMix64(seed: seed)
         for _ in 0..<150 {
             var yaml = Bool.random(using: &g) ? "version: 1\n" : ""
             for _ in 0..<Int.random(in: 1...5, using: &g) {
@@ -59,7 +60,7 @@ import Testing
 
     @Test(arguments: [11, 12] as [UInt64])
     func mutatedValidPoliciesNeverCrash(seed: UInt64) throws {
-        var g = SeededGenerator(seed: seed)
+        var g = SplitMix64(seed: seed)
         let original = try #require(readText(Fixtures.path("issue-example.yaml")))
         let bytes = Array(original.utf8)
         for _ in 0..<150 {
@@ -80,7 +81,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrash() throws {
-        var g = SeededGenerator(seed: 99)
+        var g = SplitMix64(seed: 99)
         let dir = try makeTemporaryDirectory()
         for i in 0..<100 {
             let count = Int.random(in: 0...2048, using: &g)

@@ -1,4 +1,5 @@
 import CourierTransport
+import CourierTestSupport
 import Testing
 
 @Suite struct ConnectionPoolStateMachineTests {
@@ -116,7 +117,7 @@ import Testing
     @Test func randomEventSequencesKeepTheInvariants() {
         // A model check over random legal event sequences: never more than the limit, every request is
         // answered exactly once, waiters and idle connections never coexist.
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<300 {
             let limit = Int.random(in: 1...4, using: &rng)
             var pool = SM(configuration: .init(maxConnections: limit))
@@ -162,15 +163,3 @@ import Testing
     }
 }
 
-/// A small seeded generator so random tests are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierTransport
+import CourierTestSupport
 import Testing
 
 @Suite struct RateLimiterTests {
@@ -72,7 +73,7 @@ import Testing
     @Test(arguments: BackoffPolicy.Jitter.allCases)
     func delaysStayWithinTheCurveAndGrow(_ jitter: BackoffPolicy.Jitter) {
         let policy = BackoffPolicy(initial: .milliseconds(100), max: .seconds(5), multiplier: 2, jitter: jitter)
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         var means: [Double] = []
         for retry in 1...6 {
             var sum = 0.0
