@@ -279,6 +279,25 @@ public struct ResponseParser: Sendable {
 
     // MARK: - Head
 
+    /// Applies the outcome of a line scan: keeps the unscanned tail when more bytes are needed, throws on a
+    /// failure, and says whether the section (head or trailers) is complete.
+    private mutating func settle(_ step: LineStep, consumed: Int) throws(ResponseParseError) -> Bool {
+        switch step {
+        case .needMore:
+            if consumed > 0 {
+                let keep = scanned
+                consume(consumed)
+                scanned = keep
+            }
+            return false
+        case .failed(let reason, let offset):
+            throw fail(reason, at: offset)
+        case .done:
+            consume(consumed)
+            return true
+        }
+    }
+
     private enum LineStep {
         case needMore
         case done
@@ -345,20 +364,8 @@ public struct ResponseParser: Sendable {
                 scanned = 0
             }
         }
-        switch step {
-        case .needMore:
-            if consumed > 0 {
-                let keep = scanned
-                consume(consumed)
-                scanned = keep
-            }
-            return nil
-        case .failed(let reason, let offset):
-            throw fail(reason, at: offset)
-        case .done:
-            consume(consumed)
-            return try finishHead()
-        }
+        guard try settle(step, consumed: consumed) else { return nil }
+        return try finishHead()
     }
 
     /// Parses `HTTP/1.x SP 3DIGIT [SP reason]`; returns the error and its index, if any.
@@ -620,20 +627,7 @@ public struct ResponseParser: Sendable {
                 scanned = 0
             }
         }
-        switch step {
-        case .needMore:
-            if consumed > 0 {
-                let keep = scanned
-                consume(consumed)
-                scanned = keep
-            }
-            return false
-        case .failed(let reason, let offset):
-            throw fail(reason, at: offset)
-        case .done:
-            consume(consumed)
-            return true
-        }
+        return try settle(step, consumed: consumed)
     }
 }
 
