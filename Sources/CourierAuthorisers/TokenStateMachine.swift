@@ -10,7 +10,7 @@ struct TokenStateMachine<Waiter> {
     private enum State {
         case empty
         case valid(AccessToken)
-        case refreshing(waiters: [Waiter])
+        case refreshing(waiters: [(id: UInt64, waiter: Waiter)])
     }
 
     /// What the owner does after ``authorise(now:waiter:)`` or ``refresh(waiter:)``.
@@ -29,29 +29,29 @@ struct TokenStateMachine<Waiter> {
         self.refreshMargin = refreshMargin
     }
 
-    /// A request wants a token at `now`.
-    mutating func authorise(now: Double, waiter: Waiter) -> AuthoriseAction {
+    /// A request wants a token at `now`; `id` identifies its waiter for ``cancel(id:)``.
+    mutating func authorise(now: Double, id: UInt64, waiter: Waiter) -> AuthoriseAction {
         switch state {
         case .valid(let token) where !token.needsRefresh(at: now, margin: refreshMargin):
             return .use(token)
         case .empty, .valid:
-            state = .refreshing(waiters: [waiter])
+            state = .refreshing(waiters: [(id, waiter)])
             return .wait(startRefresh: true)
         case .refreshing(var waiters):
-            waiters.append(waiter)
+            waiters.append((id, waiter))
             state = .refreshing(waiters: waiters)
             return .wait(startRefresh: false)
         }
     }
 
     /// Someone asks for fresh credentials now: joins a refresh in flight or starts one.
-    mutating func refresh(waiter: Waiter) -> AuthoriseAction {
+    mutating func refresh(id: UInt64, waiter: Waiter) -> AuthoriseAction {
         switch state {
         case .empty, .valid:
-            state = .refreshing(waiters: [waiter])
+            state = .refreshing(waiters: [(id, waiter)])
             return .wait(startRefresh: true)
         case .refreshing(var waiters):
-            waiters.append(waiter)
+            waiters.append((id, waiter))
             state = .refreshing(waiters: waiters)
             return .wait(startRefresh: false)
         }
@@ -61,14 +61,23 @@ struct TokenStateMachine<Waiter> {
     mutating func refreshSucceeded(_ token: AccessToken) -> [Waiter] {
         guard case .refreshing(let waiters) = state else { preconditionFailure("Invalid state: \(state)") }
         state = .valid(token)
-        return waiters
+        return waiters.map(\.waiter)
     }
 
     /// The refresh failed: every waiter gets the error, and the next request tries again.
     mutating func refreshFailed() -> [Waiter] {
         guard case .refreshing(let waiters) = state else { preconditionFailure("Invalid state: \(state)") }
         state = .empty
-        return waiters
+        return waiters.map(\.waiter)
+    }
+
+    /// The task of waiter `id` was cancelled: it is removed (and returned, for the owner to resume with a
+    /// cancellation error) if it is still parked. The refresh goes on for the others.
+    mutating func cancel(id: UInt64) -> Waiter? {
+        guard case .refreshing(var waiters) = state, let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+        let removed = waiters.remove(at: index)
+        state = .refreshing(waiters: waiters)
+        return removed.waiter
     }
 
     /// The server refused a request carrying `tokenValue` (401). The token is dropped if it is still the

@@ -174,6 +174,32 @@ import Testing
         #expect(server.requests.count == 2)
     }
 
+    /// A caller cancelled while the refresh is in flight resumes at once; the refresh finishes for the others.
+    @Test func cancelledWaiterResumesAtOnce() async throws {
+        let server = try RecordingServer(delay: .milliseconds(1500)) { i, _ in (200, token("at-\(i)")) }
+        defer { server.stop() }
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        let authoriser = try OAuth2RefreshPlugin.make(
+            makeInstance("oauth2-refresh", refreshSettings(server)), context: makeContext(client: client, environment: ["RT": "r"])
+        )
+        let patient = Task { try await authorised(authoriser).headers["Authorization"] }
+        let impatient = Task { try await authorised(authoriser) }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        impatient.cancel()
+        await #expect(throws: CancellationError.self) { try await impatient.value }
+        #expect(ContinuousClock.now - started < .milliseconds(1000))
+        #expect(try await patient.value == "Bearer at-0")
+        #expect(server.requests.count == 1)
+        // An already-cancelled task never parks.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await authoriser.refresh()
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+    }
+
     @Test func concurrentFailuresShareOneRequestAndTheNextCallRetries() async throws {
         let server = try RecordingServer(delay: .milliseconds(100)) { i, _ in i == 0 ? (503, "{}") : (200, token("ok")) }
         defer { server.stop() }
