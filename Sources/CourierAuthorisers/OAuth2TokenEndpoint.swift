@@ -71,7 +71,7 @@ struct OAuth2TokenEndpoint: Sendable {
             )
         }
         let expiresAt = parsed.expiresIn.map { requestedAt + $0 }
-        let token = AccessToken(value: value, type: parsed.tokenType ?? "Bearer", expiresAt: expiresAt)
+        let token = AccessToken(value: value, type: parsed.tokenType ?? "Bearer", expiresAt: expiresAt, issuedAt: requestedAt)
         return Grant(token: token, refreshToken: parsed.refreshToken.flatMap { $0.isEmpty ? nil : $0 })
     }
 

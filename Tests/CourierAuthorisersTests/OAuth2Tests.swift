@@ -91,6 +91,24 @@ import Testing
         #expect(server.requests[2].bodyText.contains("refresh_token=rt-rotated&"))
     }
 
+    /// `refresh-before` (60 s) longer than the token's life (30 s): the token is still used for half its life.
+    @Test func shortLivedTokensAreUsedForHalfTheirLife() async throws {
+        let server = try RecordingServer { i, _ in (200, token("at-\(i)", expiresIn: 30)) }
+        defer { server.stop() }
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        let clock = ManualClock()
+        let authoriser = try OAuth2RefreshPlugin.make(
+            makeInstance("oauth2-refresh", refreshSettings(server)), context: makeContext(client: client, environment: ["RT": "r"], clock: clock)
+        )
+        #expect(try await authorised(authoriser).headers["Authorization"] == "Bearer at-0")
+        clock.advance(by: 14)
+        #expect(try await authorised(authoriser).headers["Authorization"] == "Bearer at-0")
+        clock.advance(by: 1)
+        #expect(try await authorised(authoriser).headers["Authorization"] == "Bearer at-1")
+        #expect(server.requests.count == 2)
+    }
+
     @Test func tokenWithoutExpiryIsKeptUntilRefused() async throws {
         let server = try RecordingServer { i, _ in (200, token("at-\(i)", expiresIn: nil)) }
         defer { server.stop() }
