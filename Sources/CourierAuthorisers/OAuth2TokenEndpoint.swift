@@ -1,5 +1,9 @@
 import CourierCore
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A token endpoint (RFC 6749 §3.2): POSTs a grant as a form and parses the JSON answer (§5.1, §5.2).
 ///

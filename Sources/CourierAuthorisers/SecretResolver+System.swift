@@ -1,5 +1,9 @@
 import CourierCore
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension SecretResolver {
     /// Resolves `${env:…}` from `environment` (the process's own by default) and `${file:…}` by reading the

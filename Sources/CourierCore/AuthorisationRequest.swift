@@ -1,6 +1,7 @@
 /// The parts of an outgoing request an ``Authoriser`` may read and change: it adds header fields or query
 /// items; it never changes the method or the body.
 public struct AuthorisationRequest: Sendable {
+    /// The request method (read only by authorisers that sign it).
     public var method: HTTPMethod
     /// The URL the request goes to; an authoriser may add query items (``HTTPURL/query``).
     public var url: HTTPURL

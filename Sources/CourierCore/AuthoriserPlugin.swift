@@ -1,7 +1,8 @@
 /// An authoriser type that policies name in `plugin:`: its descriptor (name and settings, for the compiler and
 /// the linter) and a factory for live instances.
 ///
-/// Register custom types at start-up with ``AuthoriserRegistry/register(_:)-(AuthoriserPlugin.Type)``.
+/// Register custom types at start-up with `AuthoriserRegistry.register(MyPlugin.self)`; a type is usually an
+/// `enum` (no instances) whose ``make(_:context:)`` returns a class conforming to ``Authoriser``.
 public protocol AuthoriserPlugin: SendableMetatype {
     /// The type's name and the settings it accepts.
     static var descriptor: AuthoriserTypeDescriptor { get }
