@@ -32,7 +32,8 @@ public final class HTTPClient: Sendable {
     /// The whole exchange runs with an event loop as the task's executor preference, so a read that waits for
     /// the network resumes on the loop thread that saw the data instead of hopping to another thread.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
-        try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
+        guard configuration.runsRequestsOnEventLoop else { return try await collect(request) }
+        return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
             try await self.collect(request)
         }
     }

@@ -1,4 +1,5 @@
 import CourierKit
+import Foundation
 
 /// Courier's own transport, configured like the peers: a pool as wide as the concurrency, no decompression,
 /// bodies collected whole.
@@ -15,6 +16,8 @@ struct CourierBenchClient: BenchClient {
         configuration.maxConnectionsPerHost = options.concurrency
         configuration.maxBodyBytes = 1 << 30
         configuration.userAgent = nil
+        // COURIER_PIN=1 runs each request with the event loop as its executor (see HTTPClientConfiguration).
+        configuration.runsRequestsOnEventLoop = ProcessInfo.processInfo.environment["COURIER_PIN"] == "1"
         client = HTTPClient(configuration: configuration)
         var headers = HTTPHeaders()
         if options.newConnection { headers.add(name: "Connection", value: "close") }
