@@ -40,10 +40,23 @@ public final class HTTPClient: Sendable {
 
     private func collect(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
         let response = try await stream(request)
+        let length = response.headers["content-length"].flatMap { Int($0) }
+        // A large body (or one of unknown length) takes many reads; reading it with the event loop as the task's
+        // executor resumes each parked read on the loop thread instead of hopping to another thread per read.
+        // For a small body the two hops onto the loop and back would cost more than they save.
+        if !configuration.runsRequestsOnEventLoop && request.method != .head && (length ?? Int.max) > 128 * 1024 {
+            return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
+                try await self.readBody(of: response, request: request, length: length)
+            }
+        }
+        return try await readBody(of: response, request: request, length: length)
+    }
+
+    private func readBody(
+        of response: StreamingResponse, request: HTTPRequest, length: Int?
+    ) async throws(CourierError) -> HTTPResponse {
         var body: [UInt8] = []
-        if let length = response.headers["content-length"].flatMap({ Int($0) }), length > 0,
-            length <= configuration.maxBodyBytes, request.method != .head
-        {
+        if let length, length > 0, length <= configuration.maxBodyBytes, request.method != .head {
             // One allocation for the whole body instead of a doubling series of large copies.
             body.reserveCapacity(length)
         }
