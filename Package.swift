@@ -43,12 +43,13 @@ let package = Package(
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
         .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix"]),
+        .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
 
         // MARK: - Public façade
         .target(
             name: "CourierKit",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTransport",
+                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTransport", "CourierAuthorisers",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -61,6 +62,7 @@ let package = Package(
                 // re-exported module changes (swift-package-manager#10483), and release builds inline across
                 // modules, so a stale executable could allocate objects of an old size.
                 "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
+                "CourierAuthorisers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -93,6 +95,10 @@ let package = Package(
         .testTarget(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTestSupport"]
+        ),
+        .testTarget(
+            name: "CourierAuthorisersTests",
+            dependencies: ["CourierCore", "CourierAuthorisers", "CourierTransport", "CourierTestSupport"]
         ),
         .testTarget(
             name: "CourierCLITests",

@@ -4,6 +4,8 @@
 /// compiler and the data loader service; an unknown `plugin:` in a policy is then a compile-time diagnostic.
 public struct AuthoriserRegistry: Sendable {
     public private(set) var descriptors: [String: AuthoriserTypeDescriptor]
+    /// The plugin types that can make live authorisers, by type name (a subset of ``descriptors``' keys).
+    public private(set) var plugins: [String: any AuthoriserPlugin.Type] = [:]
 
     public init(_ descriptors: [AuthoriserTypeDescriptor] = []) {
         self.descriptors = [:]
@@ -22,6 +24,44 @@ public struct AuthoriserRegistry: Sendable {
         var copy = self
         copy.register(descriptor)
         return copy
+    }
+
+    /// Registers a plugin type and its descriptor. A descriptor already registered under the same name
+    /// without a plugin (e.g. one of ``builtIn``'s) is replaced by the plugin's; registering a plugin name twice
+    /// traps.
+    public mutating func register(_ plugin: any AuthoriserPlugin.Type) {
+        let descriptor = plugin.descriptor
+        precondition(plugins[descriptor.type] == nil, "authoriser plugin '\(descriptor.type)' is registered twice")
+        descriptors[descriptor.type] = descriptor
+        plugins[descriptor.type] = plugin
+    }
+
+    /// A copy with one more plugin type.
+    public func registering(_ plugin: any AuthoriserPlugin.Type) -> AuthoriserRegistry {
+        var copy = self
+        copy.register(plugin)
+        return copy
+    }
+
+    /// The plugin type registered under `name`, if any.
+    public func plugin(named name: String) -> (any AuthoriserPlugin.Type)? { plugins[name] }
+
+    /// Makes a live authoriser for `instance` with the plugin its `plugin:` names. Throws ``AuthoriserError``
+    /// (`unknown-plugin` when no plugin is registered under that name, or the plugin's own error), naming the
+    /// instance.
+    public func makeAuthoriser(for instance: AuthoriserInstance, context: AuthoriserContext) throws -> any Authoriser {
+        guard let plugin = plugins[instance.plugin] else {
+            let known = plugins.keys.sorted().joined(separator: ", ")
+            throw AuthoriserError(
+                .unknownPlugin, "no authoriser plugin is registered as '\(instance.plugin)' (known: \(known))",
+                authoriser: instance.name
+            )
+        }
+        do {
+            return try plugin.make(instance, context: context)
+        } catch let error as AuthoriserError {
+            throw error.naming(instance.name)
+        }
     }
 
     public subscript(type: String) -> AuthoriserTypeDescriptor? { descriptors[type] }

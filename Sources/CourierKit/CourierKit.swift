@@ -4,3 +4,4 @@
 @_exported import CourierPolicy
 @_exported import CourierTransport
 @_exported import CourierHTTP1
+@_exported import CourierAuthorisers

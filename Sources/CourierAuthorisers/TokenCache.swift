@@ -1,0 +1,96 @@
+import CourierCore
+import Synchronization
+
+/// Owns a ``TokenStateMachine`` under a lock and performs its actions: starts the one refresh in flight (in its
+/// own task, so a cancelled caller does not cancel it for the others) and resumes the waiters with the result.
+final class TokenCache: Sendable {
+    private typealias Waiter = CheckedContinuation<AccessToken, any Error>
+
+    private struct Locked {
+        var machine: TokenStateMachine<Waiter>
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Mutex<Locked>
+    private let clock: @Sendable () -> Double
+    private let fetch: @Sendable () async throws -> AccessToken
+
+    /// - Parameters:
+    ///   - refreshMargin: seconds ahead of expiry at which a token is replaced.
+    ///   - fetch: asks the token endpoint for a new token; called by at most one task at a time.
+    init(refreshMargin: Double, clock: @escaping @Sendable () -> Double, fetch: @escaping @Sendable () async throws -> AccessToken) {
+        self.state = Mutex(Locked(machine: TokenStateMachine(refreshMargin: refreshMargin)))
+        self.clock = clock
+        self.fetch = fetch
+    }
+
+    /// A valid token, refreshing first when there is none or it is about to expire. A caller whose task is
+    /// cancelled while it waits resumes at once with `CancellationError`.
+    func token() async throws -> AccessToken {
+        let now = clock()
+        return try await wait { machine, id, waiter in machine.authorise(now: now, id: id, waiter: waiter) }
+    }
+
+    /// A fresh token, joining a refresh in flight or starting one.
+    @discardableResult
+    func refresh() async throws -> AccessToken {
+        try await wait { machine, id, waiter in machine.refresh(id: id, waiter: waiter) }
+    }
+
+    /// Parks the caller through `event` and runs the action. Cancellation: `Task.isCancelled` is checked under
+    /// the same lock the cancellation handler takes, so the waiter is either never parked or found by the
+    /// handler.
+    private func wait(
+        _ event: @escaping @Sendable (inout TokenStateMachine<Waiter>, UInt64, Waiter) -> TokenStateMachine<Waiter>.AuthoriseAction
+    ) async throws -> AccessToken {
+        let id = state.withLock { locked in
+            locked.nextID += 1
+            return locked.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                let action: TokenStateMachine<Waiter>.AuthoriseAction? = state.withLock { locked in
+                    if Task.isCancelled { return nil }
+                    return event(&locked.machine, id, waiter)
+                }
+                guard let action else {
+                    waiter.resume(throwing: CancellationError())
+                    return
+                }
+                run(action, waiter: waiter)
+            }
+        } onCancel: {
+            state.withLock { $0.machine.cancel(id: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Drops `tokenValue` if it is the current token.
+    func authorisationFailed(tokenValue: String) {
+        state.withLock { $0.machine.authorisationFailed(tokenValue: tokenValue) }
+    }
+
+    /// The token held now, without refreshing.
+    var currentToken: AccessToken? { state.withLock { $0.machine.currentToken } }
+
+    private func run(_ action: TokenStateMachine<Waiter>.AuthoriseAction, waiter: Waiter) {
+        switch action {
+        case .use(let token):
+            waiter.resume(returning: token)
+        case .wait(startRefresh: false):
+            break
+        case .wait(startRefresh: true):
+            Task { await self.performRefresh() }
+        }
+    }
+
+    private func performRefresh() async {
+        do {
+            let token = try await fetch()
+            let waiters = state.withLock { $0.machine.refreshSucceeded(token) }
+            for waiter in waiters { waiter.resume(returning: token) }
+        } catch {
+            let waiters = state.withLock { $0.machine.refreshFailed() }
+            for waiter in waiters { waiter.resume(throwing: error) }
+        }
+    }
+}
