@@ -25,6 +25,7 @@ public final class DataLoaderService: Sendable {
     public let fallbackCooldown: Duration
 
     let client: HTTPClient
+    private let ownsClient: Bool
     let environment: [String: String]
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
@@ -42,21 +43,23 @@ public final class DataLoaderService: Sendable {
     ///   - registry: the authoriser plugins (the built-in ones by default); a policy's `plugin:` names one.
     ///   - environment: where `${env:…}` secrets come from (the process's environment by default); a factory
     ///     may add its own.
-    ///   - client: the transport (a fresh ``HTTPClient`` by default).
+    ///   - client: the transport; by default the service makes its own and shuts it down when freed (a client
+    ///     passed in stays the caller's to shut down).
     ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
     public init(
         graph: PolicyGraph,
         userAgent: String,
         registry: AuthoriserRegistry = .standard,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        client: HTTPClient = HTTPClient(),
+        client: HTTPClient? = nil,
         fallbackCooldown: Duration = .seconds(30)
     ) {
         self.current = Mutex(graph)
         self.userAgent = userAgent
         self.registry = registry
         self.environment = environment
-        self.client = client
+        self.client = client ?? HTTPClient()
+        self.ownsClient = client == nil
         self.fallbackCooldown = fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }
@@ -70,7 +73,7 @@ public final class DataLoaderService: Sendable {
         userAgent: String,
         registry: AuthoriserRegistry = .standard,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        client: HTTPClient = HTTPClient(),
+        client: HTTPClient? = nil,
         fallbackCooldown: Duration = .seconds(30)
     ) throws(PolicyLoadError) {
         let compilation = PolicyCompiler(registry: registry).compile(file: path)
@@ -81,6 +84,10 @@ public final class DataLoaderService: Sendable {
             graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
             fallbackCooldown: fallbackCooldown
         )
+    }
+
+    deinit {
+        if ownsClient { client.shutdown() }
     }
 
     /// The graph new requests use.
