@@ -16,7 +16,7 @@ public final class DataLoaderFactory: Sendable {
     public let service: DataLoaderService
     let context: AuthoriserContext
     private let offline = Mutex(false)
-    private let authorisers = Mutex<[AuthoriserInstance: any Authoriser]>([:])
+    private let authorisers = Mutex<[AuthoriserInstance: AuthoriserSlot]>([:])
 
     init(service: DataLoaderService, environment: [String: String]) {
         self.service = service
@@ -39,13 +39,15 @@ public final class DataLoaderFactory: Sendable {
 
     /// The authoriser for `instance`, made on first use. An instance changed by a policy reload is a new
     /// authoriser (with its own tokens); an unchanged one keeps its state across reloads.
-    func authoriser(for instance: AuthoriserInstance) throws(CourierError) -> any Authoriser {
-        let made: Result<any Authoriser, AuthoriserError> = authorisers.withLock { table in
+    func authoriser(for instance: AuthoriserInstance) throws(CourierError) -> AuthoriserSlot {
+        let made: Result<AuthoriserSlot, AuthoriserError> = authorisers.withLock { table in
             if let existing = table[instance] { return .success(existing) }
             do {
-                let authoriser = try service.registry.makeAuthoriser(for: instance, context: context)
-                table[instance] = authoriser
-                return .success(authoriser)
+                let slot = AuthoriserSlot(
+                    authoriser: try service.registry.makeAuthoriser(for: instance, context: context), name: instance.name
+                )
+                table[instance] = slot
+                return .success(slot)
             } catch let error as AuthoriserError {
                 return .failure(error)
             } catch {

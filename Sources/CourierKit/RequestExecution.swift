@@ -56,7 +56,7 @@ struct RequestExecution {
             headers.add(name: keyHeader, value: RequestExecution.makeIdempotencyKey())
         }
 
-        var authoriser: (any Authoriser)?
+        var authoriser: AuthoriserSlot?
         if let instance = route.authoriser {
             guard url.scheme == "https" || instance.allowPlainHTTP else {
                 throw CourierError(
@@ -114,10 +114,12 @@ struct RequestExecution {
             var sendURL = url
             var sendHeaders = headers
             var authorised = AuthorisationRequest(method: request.method, url: url, headers: headers, body: request.body)
+            var seenEpoch = 0
             if let authoriser, let instance = route.authoriser {
                 let started = clock.now
+                seenEpoch = authoriser.epoch
                 authorised = try await RequestExecution.authorise(
-                    authorised, with: authoriser, instance: instance, deadline: deadline
+                    authorised, with: authoriser.authoriser, instance: instance, deadline: deadline
                 )
                 timeline.authoriserWait += clock.now - started
                 guard authorised.url.host == url.host, authorised.url.scheme == url.scheme, authorised.url.port == url.port else {
@@ -155,11 +157,14 @@ struct RequestExecution {
                 }
 
                 if response.status == 401, let authoriser, let instance = route.authoriser, !refreshed {
-                    // One refresh and one more attempt; a second 401 is the answer.
+                    // One refresh (shared with the other requests that got a 401 meanwhile) and one more attempt;
+                    // a second 401 is the answer.
                     refreshed = true
-                    await authoriser.authorisationFailed(for: authorised)
+                    await authoriser.authoriser.authorisationFailed(for: authorised)
                     let started = clock.now
-                    try await RequestExecution.refresh(authoriser, instance: instance, deadline: deadline, url: request.url)
+                    try await RequestExecution.refresh(
+                        authoriser, after: seenEpoch, instance: instance, deadline: deadline, url: request.url
+                    )
                     timeline.authoriserWait += clock.now - started
                     continue
                 }
@@ -284,16 +289,13 @@ struct RequestExecution {
     }
 
     static func refresh(
-        _ authoriser: any Authoriser, instance: AuthoriserInstance, deadline: ContinuousClock.Instant, url: String
+        _ slot: AuthoriserSlot, after seen: Int, instance: AuthoriserInstance, deadline: ContinuousClock.Instant,
+        url: String
     ) async throws(CourierError) {
         let name = instance.name
         _ = try await race(timeout: min(instance.timeout, deadline - .now), url: url, what: "authoriser '\(name)' did not refresh") {
             () async throws(CourierError) -> Bool in
-            do {
-                try await authoriser.refresh()
-            } catch {
-                throw CourierError(.authorisation, "authoriser '\(name)' failed to refresh after a 401", url: url, cause: error)
-            }
+            try await slot.refresh(after: seen, url: url)
             return true
         }.get()
     }

@@ -93,6 +93,35 @@ import Testing
         #expect(log.refreshes.withLock { $0 } == 2)
     }
 
+    @Test func a100Concurrent401sShareOneRefresh() async throws {
+        let name = "auth-\(UUID().uuidString.prefix(8))"
+        let server = try TestServer { _, request in
+            request.header("Authorization") == "Bearer t1" ? Reply(status: 200) : Reply(status: 401)
+        }
+        let service = try makeService("""
+            version: 1
+            authorisers:
+              \(name):
+                plugin: test-token
+                allow-plain-http: true
+            services:
+              api:
+                hosts: [127.0.0.1]
+                authoriser: \(name)
+            """)
+        let loader = service.makeFactory().makeLoader()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<100 {
+                let url = server.url("/me/\(i)")
+                group.addTask { try await loader.load(Request(url: url)).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.count == 100 && statuses.allSatisfy { $0 == 200 })
+        #expect(TokenLog.named(name).refreshes.withLock { $0 } == 1)
+        #expect(server.requests.filter { $0.header("Authorization") == "Bearer t1" }.count == 100)
+    }
+
     @Test func credentialsNeverGoOverPlainHTTPOrToOtherHosts() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
         let server = try TestServer()

@@ -154,6 +154,8 @@ final class TestTokenAuthoriser: Authoriser {
 
     func refresh() async throws {
         log.refreshes.withLock { $0 += 1 }
+        // Slow enough that concurrent 401s overlap with it.
+        try await Task.sleep(for: .milliseconds(100))
         log.generation.withLock { $0 += 1 }
     }
 }
