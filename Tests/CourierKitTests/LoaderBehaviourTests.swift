@@ -9,8 +9,10 @@ import Testing
 @Suite struct LoaderBehaviourTests {
     @Test func fallbacksAreTriedInOrderWithTheOriginalHostHeaderAndCoolDown() async throws {
         let server = try TestServer()
-        let primary = try closedPort()
-        let second = try closedPort()
+        let primaryPort = try ClosedPort()
+        let primary = primaryPort.port
+        let secondPort = try ClosedPort()
+        let second = secondPort.port
         let service = try makeService("""
             version: 1
             services:
@@ -38,6 +40,7 @@ import Testing
         let later = try await loader.load(Request(url: url))
         #expect(later.addressesTried == first.addressesTried)
         #expect(server.requests.count == 3)
+        withExtendedLifetime((primaryPort, secondPort)) {}
     }
 
     @Test func anHTTPErrorDoesNotMoveToAFallback() async throws {
@@ -291,7 +294,8 @@ import Testing
         service.addConsumptionObserver { c in seen.withLock { $0.append(c) } }
         let loader = service.makeFactory().makeLoader()
         let response = try await loader.load(Request(url: server.url("/x"), method: .post, body: Array(repeating: 7, count: 500)))
-        let port = try closedPort()
+        let closed = try ClosedPort()
+        let port = closed.port
         _ = try? await loader.load(Request(url: "http://127.0.0.1:\(port)/gone", maxAttempts: 1))
         let list = seen.withLock { $0 }
         #expect(list.count == 2)
@@ -300,6 +304,7 @@ import Testing
         #expect(response.bytesSent > 500 && response.bytesReceived > 1000)
         #expect(list.first?.status == 200)
         #expect(list.last?.status == nil && list.last?.bytesReceived == 0)
+        withExtendedLifetime(closed) {}
     }
 
     @Test func aPolicyFileWithErrorsThrowsItsDiagnostics() throws {

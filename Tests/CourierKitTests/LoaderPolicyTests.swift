@@ -156,7 +156,8 @@ import Testing
     }
 
     @Test func connectFailuresAreRetriedAndThenThrown() async throws {
-        let port = try closedPort()
+        let closed = try ClosedPort()
+        let port = closed.port
         let service = try makeService("""
             version: 1
             services:
@@ -171,6 +172,7 @@ import Testing
         } catch {
             #expect(error.kind == .connect)
         }
+        withExtendedLifetime(closed) {}
     }
 
     @Test func theRetryBudgetCapsRetriesUnderAFailingServer() async throws {
