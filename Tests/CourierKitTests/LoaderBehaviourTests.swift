@@ -307,6 +307,33 @@ import Testing
         withExtendedLifetime(closed) {}
     }
 
+    @Test func aServiceLoadsAPolicyFileAndTheRequestTimeoutBoundsEveryAttempt() async throws {
+        let server = try TestServer { _, _ in Reply(status: 200, delay: .seconds(2)) }
+        let path = NSTemporaryDirectory() + "courier-good-\(UUID().uuidString).yaml"
+        try """
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry: { max-attempts: 5, on: [timeout], backoff: { initial: 10ms, jitter: none } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let service = try DataLoaderService(policyFile: path, userAgent: "t", environment: [:])
+        #expect(service.graph.service(named: "api") != nil)
+        let loader = service.makeFactory().makeLoader()
+        let seconds = await elapsed {
+            do {
+                _ = try await loader.load(Request(url: server.url("/slow"), timeout: .milliseconds(400)))
+                Issue.record("a 2 s answer beat a 400 ms deadline")
+            } catch let error as CourierError {
+                #expect(error.kind == .timeout)
+            } catch {
+                Issue.record("untyped error \(error)")
+            }
+        }
+        #expect(seconds >= 0.35 && seconds < 1.9, "took \(seconds) s")
+    }
+
     @Test func aPolicyFileWithErrorsThrowsItsDiagnostics() throws {
         let path = NSTemporaryDirectory() + "courier-bad-\(UUID().uuidString).yaml"
         try "version: 1\nservices:\n  api:\n    hosts: 42\n".write(toFile: path, atomically: true, encoding: .utf8)
