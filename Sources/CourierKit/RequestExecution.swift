@@ -1,4 +1,5 @@
 import CourierCore
+import CourierHTTP1
 import CourierPosix
 import CourierTransport
 
@@ -22,7 +23,7 @@ struct RequestExecution {
         var counters = Counters()
         let result: Result<Response, CourierError>
         do {
-            result = .success(try await perform(&counters))
+            result = .success(try await perform(request, deadline: nil, redirectsLeft: RequestExecution.maxRedirects, &counters))
         } catch {
             result = .failure(error)
         }
@@ -32,7 +33,14 @@ struct RequestExecution {
         return result
     }
 
-    private func perform(_ counters: inout Counters) async throws(CourierError) -> Response {
+    /// Redirects the loader follows itself (for routes with an authoriser) before failing.
+    static let maxRedirects = 10
+
+    /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given).
+    private func perform(
+        _ request: Request, deadline fixedDeadline: ContinuousClock.Instant?, redirectsLeft: Int,
+        _ counters: inout Counters
+    ) async throws(CourierError) -> Response {
         let clock = ContinuousClock()
         if factory.isOffline {
             throw CourierError(.policy, "the loader is offline: no request is sent", url: request.url)
@@ -44,7 +52,7 @@ struct RequestExecution {
         let route = graph.route(for: url, method: request.method)
         let retry = route.retry
         let serviceName = route.service?.name ?? ""
-        let deadline = queued + (request.timeout ?? route.timeouts.total)
+        let deadline = fixedDeadline ?? queued + (request.timeout ?? route.timeouts.total)
         let maxAttempts = max(1, request.maxAttempts ?? retry.maxAttempts)
 
         var headers = request.headers
@@ -132,7 +140,8 @@ struct RequestExecution {
             }
 
             let outcome = await send(
-                url: sendURL, headers: sendHeaders, route: route, deadline: deadline, tried: &tried
+                request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline,
+                followRedirects: authoriser == nil, tried: &tried
             )
             switch outcome {
             case .success(let response):
@@ -175,6 +184,14 @@ struct RequestExecution {
                     timeline.backoffWait += clock.now - before
                     continue
                 }
+                if authoriser != nil, let next = try redirect(from: request, url: url, response: response) {
+                    // An authorised route's redirects are followed here, not by the transport, so that the next
+                    // hop gets the credentials of its own route (if any) and never this authoriser's headers.
+                    guard redirectsLeft > 0 else {
+                        throw CourierError(.tooManyRedirects, "more than \(RequestExecution.maxRedirects) redirects", url: request.url)
+                    }
+                    return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)
+                }
                 timeline.done = clock.now
                 return Response(
                     status: response.status, headers: response.headers, body: response.body, url: response.url,
@@ -201,7 +218,8 @@ struct RequestExecution {
     /// after a failure (all of them are tried when every one is cooling down). Only a resolve or connect
     /// failure moves on to the next target.
     private func send(
-        url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant, tried: inout [String]
+        _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
+        followRedirects: Bool, tried: inout [String]
     ) async -> Result<HTTPResponse, CourierError> {
         let clock = ContinuousClock()
         let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
@@ -221,7 +239,7 @@ struct RequestExecution {
             )
             let httpRequest = HTTPRequest(
                 method: request.method, url: url, headers: headers, body: request.body.map { .bytes($0) } ?? .none,
-                timeouts: timeouts, connectTo: target
+                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target
             )
             do {
                 let response = try await service.client.execute(httpRequest)
@@ -235,6 +253,26 @@ struct RequestExecution {
             }
         }
         return .failure(last)
+    }
+
+    /// The next hop when `response` is a redirect: the caller's own headers (never the authoriser's), without
+    /// credentials when it leaves the origin.
+    private func redirect(from request: Request, url: HTTPURL, response: HTTPResponse) throws(CourierError) -> Request? {
+        let next: Redirect?
+        do {
+            next = try RedirectRule.next(
+                status: response.status, method: request.method, url: url, location: response.headers["location"]
+            )
+        } catch {
+            throw CourierError(.protocol, "the server sent a bad redirect", url: request.url, cause: error)
+        }
+        guard let next else { return nil }
+        var hop = request
+        hop.url = next.url.description
+        hop.method = next.method
+        hop.headers = next.headers(from: request.headers)
+        if !next.keepsBody { hop.body = nil }
+        return hop
     }
 
     // MARK: - Helpers

@@ -158,6 +158,46 @@ import Testing
         #expect(server.requests.first?.header("Authorization") == nil)
     }
 
+    @Test func redirectsFromAnAuthorisedRouteCarryCredentialsOnlyWhereThePolicySendsThem() async throws {
+        let name = "auth-\(UUID().uuidString.prefix(8))"
+        let elsewhere = try TestServer()
+        let server = try TestServer { _, request in
+            if request.requestLine.contains("/here") { return Reply(status: 307, headers: [("Location", "/there")]) }
+            if request.requestLine.contains("/away") {
+                return Reply(status: 302, headers: [("Location", "http://localhost:\(elsewhere.port)/landed")])
+            }
+            return Reply(status: 200)
+        }
+        let service = try makeService("""
+            version: 1
+            authorisers:
+              \(name):
+                plugin: test-token
+                allow-plain-http: true
+                settings: { header: X-Api-Key }
+            services:
+              api:
+                hosts: [127.0.0.1]
+                authoriser: \(name)
+              other:
+                hosts: [localhost]
+            """)
+        let loader = service.makeFactory().makeLoader()
+        // Same origin: the next hop is authorised again.
+        let same = try await loader.load(Request(url: server.url("/here")))
+        #expect(same.status == 200)
+        #expect(server.requests.map { $0.header("X-Api-Key") } == ["Bearer t0", "Bearer t0"])
+        #expect(server.requests.last?.requestLine.contains("/there") == true)
+
+        // Another host the policy does not give to the authoriser: its header is not sent there.
+        let away = try await loader.load(Request(url: server.url("/away"), headers: ["X-Trace": "1"]))
+        #expect(away.status == 200)
+        #expect(elsewhere.requests.count == 1)
+        #expect(elsewhere.requests.first?.header("X-Api-Key") == nil)
+        #expect(elsewhere.requests.first?.header("X-Trace") == "1")
+        #expect(elsewhere.requests.first?.requestLine.contains("/landed") == true)
+    }
+
     @Test func anAuthoriserThatNeverAnswersTimesOut() async throws {
         let name = "hang-\(UUID().uuidString.prefix(8))"
         let server = try TestServer()

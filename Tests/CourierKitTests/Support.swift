@@ -149,20 +149,24 @@ final class TokenLog: Sendable {
 /// With `hang: "yes"` it never answers.
 enum TestTokenPlugin: AuthoriserPlugin {
     static let descriptor = AuthoriserTypeDescriptor(
-        type: "test-token", summary: "test tokens", settings: [.init("hang", .string, "never answer")]
+        type: "test-token", summary: "test tokens", settings: [.init("hang", .string, "never answer"), .init("header", .headerName, "the header to set")]
     )
 
     static func make(_ instance: AuthoriserInstance, context: AuthoriserContext) throws -> any Authoriser {
-        TestTokenAuthoriser(log: TokenLog.named(instance.name), hang: instance.settings["hang"] != nil)
+        var header = "Authorization"
+        if case .string(let value)? = instance.settings["header"], let literal = value.literalValue { header = literal }
+        return TestTokenAuthoriser(log: TokenLog.named(instance.name), hang: instance.settings["hang"] != nil, header: header)
     }
 }
 
 final class TestTokenAuthoriser: Authoriser {
     let log: TokenLog
     let hang: Bool
-    init(log: TokenLog, hang: Bool) {
+    let header: String
+    init(log: TokenLog, hang: Bool, header: String) {
         self.log = log
         self.hang = hang
+        self.header = header
     }
 
     func authorise(_ request: inout AuthorisationRequest) async throws {
@@ -171,7 +175,7 @@ final class TestTokenAuthoriser: Authoriser {
             await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in Hanging.keep(c) }
         }
         let g = log.generation.withLock { $0 }
-        request.headers.replaceOrAdd(name: "Authorization", value: "Bearer t\(g)")
+        request.headers.replaceOrAdd(name: header, value: "Bearer t\(g)")
     }
 
     func authorisationFailed(for request: AuthorisationRequest) async {
