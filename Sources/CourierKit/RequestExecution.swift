@@ -80,31 +80,33 @@ struct RequestExecution {
 
         var timeline = ResponseTimeline(queued: queued)
         var attempt = 0
-        var retriesUsed = 0
         var refreshed = false
-        var previousBackoff: Duration?
         var retryAfter: Duration?
         var tried: [String] = []
         var random = SystemRandomNumberGenerator()
+        var planner = RetryPlanner(
+            retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline
+        )
+        var refreshRetry = false
 
         /// When the next attempt may go, or nil when the failure is final.
         func nextAttempt(after condition: RetryPolicy.Condition?, wait: Duration?) -> ContinuousClock.Instant? {
-            guard let condition, retriesAllowed, attempt - (refreshed ? 1 : 0) < maxAttempts,
-                retry.conditions.contains(condition)
-            else { return nil }
-            let backoff = retry.backoff.delay(beforeRetry: retriesUsed + 1, previous: previousBackoff, using: &random)
             let now = clock.now
-            var at = now + backoff
-            if let wait, now + wait > at { at = now + wait }
-            guard at < deadline else { return nil }
-            guard service.tryRetry(service: serviceName, budget: retry.budget, now: now) else { return nil }
-            previousBackoff = backoff
-            retriesUsed += 1
+            guard case .retry(let at) = planner.decide(after: condition, wait: wait, now: now, using: &random) else {
+                return nil
+            }
+            guard service.tryRetry(service: serviceName, budget: retry.budget, now: now) else {
+                _ = planner.budgetRefused()
+                return nil
+            }
+            planner.budgetGranted()
             return at
         }
 
         while true {
             attempt += 1
+            planner.attemptStarted(counted: !refreshRetry)
+            refreshRetry = false
             // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
             let arrived = clock.now
             let admitted = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived)
@@ -169,6 +171,7 @@ struct RequestExecution {
                     // One refresh (shared with the other requests that got a 401 meanwhile) and one more attempt;
                     // a second 401 is the answer.
                     refreshed = true
+                    refreshRetry = true
                     await authoriser.authoriser.authorisationFailed(for: authorised)
                     let started = clock.now
                     try await RequestExecution.refresh(
