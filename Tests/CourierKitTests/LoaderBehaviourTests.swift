@@ -5,6 +5,13 @@ import Foundation
 import Synchronization
 import Testing
 
+extension Result where Failure == CourierError {
+    var failureKind: CourierError.Kind? {
+        if case .failure(let error) = self { return error.kind }
+        return nil
+    }
+}
+
 /// Fallbacks, authorisers, cancellation, offline, observers and reloads against loopback servers.
 @Suite struct LoaderBehaviourTests {
     @Test func fallbacksAreTriedInOrderWithTheOriginalHostHeaderAndCoolDown() async throws {
@@ -288,6 +295,23 @@ import Testing
         }
         #expect(seconds < 1.5)
         #expect(loader.activeRequests == 0)
+
+        // A handle from the completion API cancels its one request; the completion runs exactly once.
+        let calls = Mutex<[CourierError.Kind?]>([])
+        let finished = AsyncStream<Void>.makeStream()
+        let handle = loader.load(Request(url: server.url("/slow"))) { result in
+            calls.withLock { $0.append(result.failureKind) }
+            finished.continuation.yield()
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        seconds = await elapsed {
+            handle.cancel()
+            handle.cancel()
+            for await _ in finished.stream { break }
+        }
+        #expect(seconds < 1.5)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.withLock { $0 } == [.cancelled])
     }
 
     @Test func offlineFailsFastAndBadURLsGetATypedError() async throws {

@@ -34,6 +34,31 @@ import Testing
         #expect(server.requests.count == 11)
     }
 
+    @Test func requestsOverTheLimitGoInTheOrderTheyCame() async throws {
+        let server = try TestServer()
+        let service = try makeService("""
+            version: 1
+            services:
+              paced:
+                hosts: [127.0.0.1]
+                rate-limit: { requests-per-second: 10, burst: 1 }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        var tasks: [Task<Response, any Error>] = []
+        for i in 0..<8 {
+            let url = server.url("/q/\(i)")
+            tasks.append(Task { try await loader.load(Request(url: url)) })
+            // Each request reaches the limiter before the next one is made.
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        var waits: [Duration] = []
+        for task in tasks { waits.append(try await task.value.timeline.rateLimitWait) }
+        let order = server.requests.map { $0.requestLine.split(separator: " ")[1] }
+        #expect(order == (0..<8).map { "/q/\($0)" })
+        #expect(waits.last.map { $0 >= .milliseconds(250) } == true, "waits: \(waits)")
+        #expect(waits.first.map { $0 < .milliseconds(50) } == true, "waits: \(waits)")
+    }
+
     @Test func retryAfterInSecondsPausesTheEndpointAndDelaysTheRetry() async throws {
         let server = try TestServer { index, _ in
             index == 0 ? Reply(status: 503, headers: [("Retry-After", "1")]) : Reply(status: 200)
