@@ -101,6 +101,10 @@ let package = Package(
             dependencies: ["CourierCore", "CourierAuthorisers", "CourierTransport", "CourierTestSupport"]
         ),
         .testTarget(
+            name: "CourierKitTests",
+            dependencies: ["CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport"]
+        ),
+        .testTarget(
             name: "CourierCLITests",
             dependencies: ["courier", "CourierCore", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]

@@ -1,5 +1,6 @@
-// CourierKit is the public façade: one import gives an app the vocabulary, the policy compiler and the HTTP
-// client. The data loader (service, factory, loader) arrives with the data-loader issue.
+// CourierKit is the public façade: one import gives an app the vocabulary, the policy compiler, the HTTP
+// client, the authoriser plugins and the data loader (DataLoaderService -> DataLoaderFactory -> DataLoader),
+// whose every request follows its route in the policy graph.
 @_exported import CourierCore
 @_exported import CourierPolicy
 @_exported import CourierTransport

@@ -1,0 +1,60 @@
+import CourierCore
+import Synchronization
+
+/// One user's authoriser for one policy instance, with the loader's single-flight refresh: the requests that
+/// get a 401 at the same time share one `refresh()`, and a request whose credentials were already replaced by
+/// a refresh since it was authorised just tries again instead of refreshing once more.
+final class AuthoriserSlot: Sendable {
+    let authoriser: any Authoriser
+    let name: String
+
+    private struct State {
+        /// Successful refreshes so far.
+        var epoch = 0
+        var inFlight: Task<Result<Void, CourierError>, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    init(authoriser: any Authoriser, name: String) {
+        self.authoriser = authoriser
+        self.name = name
+    }
+
+    /// Successful refreshes so far; a request notes it before it is authorised.
+    var epoch: Int { state.withLock { $0.epoch } }
+
+    /// Refreshes unless a refresh finished after `seen`; joins a refresh already running.
+    func refresh(after seen: Int, url: String) async throws(CourierError) {
+        let task: Task<Result<Void, CourierError>, Never>? = state.withLock { s in
+            if s.epoch > seen { return nil }
+            if let running = s.inFlight { return running }
+            let authoriser = self.authoriser
+            let name = self.name
+            let task = Task { [self] () -> Result<Void, CourierError> in
+                let result: Result<Void, CourierError>
+                do {
+                    try await authoriser.refresh()
+                    result = .success(())
+                } catch {
+                    result = .failure(
+                        CourierError(.authorisation, "authoriser '\(name)' failed to refresh after a 401", url: url, cause: error)
+                    )
+                }
+                self.finish(succeeded: (try? result.get()) != nil)
+                return result
+            }
+            s.inFlight = task
+            return task
+        }
+        guard let task else { return }
+        try await task.value.get()
+    }
+
+    private func finish(succeeded: Bool) {
+        state.withLock { s in
+            if succeeded { s.epoch += 1 }
+            s.inFlight = nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CourierAuthorisers
+import CourierCore
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The data loader's per-user half: made by ``DataLoaderService/makeFactory(environment:)``, it holds this
+/// user's authoriser instances (made lazily, the first time a route names one, from the service's plugin
+/// registry) and the offline switch. Views get a ``DataLoader`` from it.
+public final class DataLoaderFactory: Sendable {
+    /// The service this factory belongs to.
+    public let service: DataLoaderService
+    let context: AuthoriserContext
+    private let offline = Mutex(false)
+    private let authorisers = Mutex<[AuthoriserInstance: AuthoriserSlot]>([:])
+
+    init(service: DataLoaderService, environment: [String: String]) {
+        self.service = service
+        let base = SecretResolver.system(environment: environment)
+        self.context = AuthoriserContext(
+            secrets: base, httpClient: TransportAuthoriserClient(client: service.client), clock: service.wallClock
+        )
+    }
+
+    /// While true, every request fails at once with a `policy` error saying the loader is offline.
+    public var isOffline: Bool {
+        get { offline.withLock { $0 } }
+        set { offline.withLock { $0 = newValue } }
+    }
+
+    /// Makes a loader for one view; its requests are cancelled when it is cancelled or freed.
+    public func makeLoader() -> DataLoader {
+        DataLoader(factory: self)
+    }
+
+    /// The authoriser for `instance`, made on first use. An instance changed by a policy reload is a new
+    /// authoriser (with its own tokens); an unchanged one keeps its state across reloads.
+    func authoriser(for instance: AuthoriserInstance) throws(CourierError) -> AuthoriserSlot {
+        let made: Result<AuthoriserSlot, AuthoriserError> = authorisers.withLock { table in
+            if let existing = table[instance] { return .success(existing) }
+            do {
+                let slot = AuthoriserSlot(
+                    authoriser: try service.registry.makeAuthoriser(for: instance, context: context), name: instance.name
+                )
+                table[instance] = slot
+                return .success(slot)
+            } catch let error as AuthoriserError {
+                return .failure(error)
+            } catch {
+                return .failure(AuthoriserError(.invalidSetting, "the plugin failed to start", authoriser: instance.name, cause: error))
+            }
+        }
+        switch made {
+        case .success(let authoriser): return authoriser
+        case .failure(let error):
+            throw CourierError(.authorisation, "authoriser '\(instance.name)' could not be made: \(error.message)", cause: error)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import CourierAuthorisers
+import CourierCore
+import CourierPolicy
+import CourierTransport
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The data loader's shared half: one per app. Holds the policy graph, the transport, the rate limiter, one
+/// retry budget per service, the fallback cool-down table and the consumption observers. Users get a
+/// ``DataLoaderFactory`` from it, views a ``DataLoader`` from that.
+///
+/// ``reload(_:)`` swaps the graph atomically: a request takes the graph once, when it starts, and keeps it for
+/// every attempt, so requests in flight finish under the policy they started with.
+public final class DataLoaderService: Sendable {
+    /// The `User-Agent` sent with every request that does not set its own.
+    public let userAgent: String
+    /// The plugins authorisers are made from.
+    public let registry: AuthoriserRegistry
+    /// How long a connect target (a host or a fallback) that failed to resolve or connect is skipped.
+    public let fallbackCooldown: Duration
+
+    let client: HTTPClient
+    private let ownsClient: Bool
+    let environment: [String: String]
+    let wallClock: @Sendable () -> Double
+    private let current: Mutex<PolicyGraph>
+    private let limiter = Mutex(RateLimiterStateMachine())
+    private let budgets = Mutex<[String: RetryBudgetStateMachine]>([:])
+    private let cooldowns: Mutex<FallbackCooldownTable>
+    private let observers = Mutex<[@Sendable (Consumption) -> Void]>([])
+    private let origin = ContinuousClock.now
+
+    /// Makes a service from a compiled graph.
+    ///
+    /// - Parameters:
+    ///   - graph: the compiled policy.
+    ///   - userAgent: sent as `User-Agent` unless a request sets one.
+    ///   - registry: the authoriser plugins (the built-in ones by default); a policy's `plugin:` names one.
+    ///   - environment: where `${env:…}` secrets come from (the process's environment by default); a factory
+    ///     may add its own.
+    ///   - client: the transport; by default the service makes its own and shuts it down when freed (a client
+    ///     passed in stays the caller's to shut down).
+    ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
+    public init(
+        graph: PolicyGraph,
+        userAgent: String,
+        registry: AuthoriserRegistry = .standard,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        client: HTTPClient? = nil,
+        fallbackCooldown: Duration = .seconds(30)
+    ) {
+        self.current = Mutex(graph)
+        self.userAgent = userAgent
+        self.registry = registry
+        self.environment = environment
+        self.client = client ?? HTTPClient()
+        self.ownsClient = client == nil
+        self.fallbackCooldown = fallbackCooldown
+        self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
+        self.wallClock = { Date().timeIntervalSince1970 }
+    }
+
+    /// Makes a service from a policy file, compiled with the same registry.
+    ///
+    /// - Throws: ``PolicyLoadError`` with the compiler's diagnostics when the file has errors.
+    public convenience init(
+        policyFile path: String,
+        userAgent: String,
+        registry: AuthoriserRegistry = .standard,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        client: HTTPClient? = nil,
+        fallbackCooldown: Duration = .seconds(30)
+    ) throws(PolicyLoadError) {
+        let compilation = PolicyCompiler(registry: registry).compile(file: path)
+        guard !compilation.hasErrors, let graph = compilation.graph else {
+            throw PolicyLoadError(path: path, diagnostics: compilation.diagnostics)
+        }
+        self.init(
+            graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
+            fallbackCooldown: fallbackCooldown
+        )
+    }
+
+    deinit {
+        if ownsClient { client.shutdown() }
+    }
+
+    /// The graph new requests use.
+    public var graph: PolicyGraph { current.withLock { $0 } }
+
+    /// Swaps the policy graph atomically. Requests already started keep the graph they took.
+    public func reload(_ graph: PolicyGraph) {
+        current.withLock { $0 = graph }
+    }
+
+    /// Makes the loader factory for one user.
+    ///
+    /// - Parameter environment: extra `${env:…}` values for this user's authorisers, over the service's.
+    public func makeFactory(environment: [String: String] = [:]) -> DataLoaderFactory {
+        DataLoaderFactory(service: self, environment: self.environment.merging(environment) { $1 })
+    }
+
+    /// Adds an observer called with the wire traffic of every finished request (on the request's task).
+    public func addConsumptionObserver(_ observer: @escaping @Sendable (Consumption) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    // MARK: - For the loaders
+
+    func report(_ consumption: Consumption) {
+        for observer in observers.withLock({ $0 }) { observer(consumption) }
+    }
+
+    /// Reserves a rate-limit slot for `key`; returns when the request may go.
+    func admit(key: EndpointKey, limit: RateLimit?, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        limiter.withLock { $0.admit(key: key.description, limit: limit, now: now) }
+    }
+
+    /// Pauses `key` until `until` (a Retry-After).
+    func pause(key: EndpointKey, until: ContinuousClock.Instant) {
+        limiter.withLock { $0.pause(key: key.description, until: until) }
+    }
+
+    /// The instant `key` is paused until, if any (for tests and traces).
+    public func pausedUntil(_ key: EndpointKey) -> ContinuousClock.Instant? {
+        limiter.withLock { $0.pausedUntil(key: key.description) }
+    }
+
+    func recordRequest(service: String, budget: RetryPolicy.Budget?, now: ContinuousClock.Instant) {
+        guard let budget else { return }
+        budgets.withLock { table in
+            var machine = table[service] ?? RetryBudgetStateMachine(budget: budget, origin: origin)
+            machine.recordRequest(now: now)
+            table[service] = machine
+        }
+    }
+
+    /// Asks the service's budget for one retry (always yes when the route has no budget).
+    func tryRetry(service: String, budget: RetryPolicy.Budget?, now: ContinuousClock.Instant) -> Bool {
+        guard let budget else { return true }
+        return budgets.withLock { table in
+            var machine = table[service] ?? RetryBudgetStateMachine(budget: budget, origin: origin)
+            let ok = machine.tryRetry(now: now)
+            table[service] = machine
+            return ok
+        }
+    }
+
+    func isCoolingDown(_ target: String, now: ContinuousClock.Instant) -> Bool {
+        cooldowns.withLock { $0.isCoolingDown(target, now: now) }
+    }
+
+    func markFailed(_ target: String, now: ContinuousClock.Instant) {
+        cooldowns.withLock { $0.markFailed(target, now: now) }
+    }
+
+    func markWorking(_ target: String) {
+        cooldowns.withLock { $0.markWorking(target) }
+    }
+}

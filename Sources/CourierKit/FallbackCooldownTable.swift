@@ -1,0 +1,25 @@
+/// Which connect targets failed recently. A target that failed to resolve or connect is skipped for the
+/// cool-down, then tried again. Pure: the owner passes the current instant.
+struct FallbackCooldownTable: Sendable {
+    private var failedUntil: [String: ContinuousClock.Instant] = [:]
+    let cooldown: Duration
+
+    init(cooldown: Duration) { self.cooldown = cooldown }
+
+    /// Records that `target` failed at `now`.
+    mutating func markFailed(_ target: String, now: ContinuousClock.Instant) {
+        if failedUntil.count > 1024 { failedUntil = failedUntil.filter { $0.value > now } }
+        failedUntil[target] = now + cooldown
+    }
+
+    /// Records that `target` worked: it is no longer skipped.
+    mutating func markWorking(_ target: String) {
+        failedUntil[target] = nil
+    }
+
+    /// Whether `target` is cooling down at `now`.
+    func isCoolingDown(_ target: String, now: ContinuousClock.Instant) -> Bool {
+        guard let until = failedUntil[target] else { return false }
+        return until > now
+    }
+}

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// A value delivered at most once to one waiter: the first `resume` wins, later ones are ignored. Lets a caller
+/// resume at once when its work is cancelled or times out, even if the work itself never answers.
+final class OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, Never>?
+        var value: Value?
+        var done = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Delivers `value` unless one was delivered already.
+    func resume(_ value: Value) {
+        let continuation: CheckedContinuation<Value, Never>? = state.withLock { s in
+            guard !s.done else { return nil }
+            s.done = true
+            if let c = s.continuation {
+                s.continuation = nil
+                return c
+            }
+            s.value = value
+            return nil
+        }
+        continuation?.resume(returning: value)
+    }
+
+    /// Waits for the value (returns at once when it is already there).
+    func wait() async -> Value {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+            let ready: Value? = state.withLock { s in
+                if let v = s.value {
+                    s.value = nil
+                    return v
+                }
+                s.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

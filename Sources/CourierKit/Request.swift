@@ -1,0 +1,38 @@
+import CourierCore
+
+/// One request a ``DataLoader`` loads. Everything about how it is sent (rate limit, retries, fallbacks,
+/// authoriser, timeouts) comes from the policy route of its URL; the fields here only override the route where
+/// they say so.
+public struct Request: Sendable {
+    /// The absolute `http` or `https` URL, as text; an invalid URL fails the load with a typed error.
+    public var url: String
+    public var method: HTTPMethod
+    /// Header fields sent as given (the loader adds `User-Agent` unless set, and the authoriser's fields).
+    public var headers: HTTPHeaders
+    /// The body bytes (nil for none).
+    public var body: [UInt8]?
+    /// Overrides the route's total deadline (every attempt and back-off included).
+    public var timeout: Duration?
+    /// Overrides the route's maximum number of attempts (the first included); at least 1.
+    public var maxAttempts: Int?
+    /// Free-form values for the app's own bookkeeping; the loader carries them to the response untouched.
+    public var userInfo: [String: String]
+
+    public init(
+        url: String,
+        method: HTTPMethod = .get,
+        headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8]? = nil,
+        timeout: Duration? = nil,
+        maxAttempts: Int? = nil,
+        userInfo: [String: String] = [:]
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.maxAttempts = maxAttempts
+        self.userInfo = userInfo
+    }
+}

@@ -1,0 +1,384 @@
+import CourierCore
+import CourierHTTP1
+import CourierPosix
+import CourierTransport
+
+/// Runs one request through its policy route: rate limit, authoriser, fallbacks, retries with back-off inside
+/// the total deadline and the service's retry budget, Retry-After, a single refresh after a 401.
+struct RequestExecution {
+    let factory: DataLoaderFactory
+    let request: Request
+    let queued: ContinuousClock.Instant
+
+    private var service: DataLoaderService { factory.service }
+
+    /// Wire counts over every attempt, kept when the request fails too.
+    struct Counters {
+        var sent: Int64 = 0
+        var received: Int64 = 0
+        var status: Int?
+    }
+
+    func run() async -> Result<Response, CourierError> {
+        var counters = Counters()
+        let result: Result<Response, CourierError>
+        do {
+            result = .success(try await perform(request, deadline: nil, redirectsLeft: RequestExecution.maxRedirects, &counters))
+        } catch {
+            result = .failure(error)
+        }
+        service.report(
+            Consumption(url: request.url, bytesSent: counters.sent, bytesReceived: counters.received, status: counters.status)
+        )
+        return result
+    }
+
+    /// Redirects the loader follows itself (for routes with an authoriser) before failing.
+    static let maxRedirects = 10
+
+    /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given).
+    private func perform(
+        _ request: Request, deadline fixedDeadline: ContinuousClock.Instant?, redirectsLeft: Int,
+        _ counters: inout Counters
+    ) async throws(CourierError) -> Response {
+        let clock = ContinuousClock()
+        if factory.isOffline {
+            throw CourierError(.policy, "the loader is offline: no request is sent", url: request.url)
+        }
+        guard let url = HTTPURL(request.url) else {
+            throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
+        }
+        let graph = service.graph
+        let route = graph.route(for: url, method: request.method)
+        let retry = route.retry
+        let serviceName = route.service?.name ?? ""
+        let deadline = fixedDeadline ?? queued + (request.timeout ?? route.timeouts.total)
+        let maxAttempts = max(1, request.maxAttempts ?? retry.maxAttempts)
+
+        var headers = request.headers
+        if !headers.contains("user-agent") { headers.add(name: "User-Agent", value: service.userAgent) }
+        let retriesAllowed = route.retriesAllowed
+        if !request.method.isIdempotent, retriesAllowed, let keyHeader = retry.idempotencyKeyHeader, !headers.contains(keyHeader) {
+            // One key for the whole request: every attempt carries it, so the server can tell a retry from a
+            // new request.
+            headers.add(name: keyHeader, value: RequestExecution.makeIdempotencyKey())
+        }
+
+        var authoriser: AuthoriserSlot?
+        if let instance = route.authoriser {
+            guard url.scheme == "https" || instance.allowPlainHTTP else {
+                throw CourierError(
+                    .policy,
+                    "authoriser '\(instance.name)' does not send credentials over plain http (the policy can set allow-plain-http: true)",
+                    url: request.url
+                )
+            }
+            authoriser = try factory.authoriser(for: instance)
+        }
+
+        service.recordRequest(service: serviceName, budget: retry.budget, now: clock.now)
+
+        var timeline = ResponseTimeline(queued: queued)
+        var attempt = 0
+        var refreshed = false
+        var retryAfter: Duration?
+        var tried: [String] = []
+        var random = SystemRandomNumberGenerator()
+        var planner = RetryPlanner(
+            retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline
+        )
+        var refreshRetry = false
+
+        /// When the next attempt may go, or nil when the failure is final.
+        func nextAttempt(after condition: RetryPolicy.Condition?, wait: Duration?) -> ContinuousClock.Instant? {
+            let now = clock.now
+            guard case .retry(let at) = planner.decide(after: condition, wait: wait, now: now, using: &random) else {
+                return nil
+            }
+            guard service.tryRetry(service: serviceName, budget: retry.budget, now: now) else {
+                _ = planner.budgetRefused()
+                return nil
+            }
+            planner.budgetGranted()
+            return at
+        }
+
+        while true {
+            attempt += 1
+            planner.attemptStarted(counted: !refreshRetry)
+            refreshRetry = false
+            // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
+            let arrived = clock.now
+            let admitted = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived)
+            if admitted > arrived {
+                guard admitted < deadline else {
+                    throw CourierError(
+                        .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline",
+                        url: request.url
+                    )
+                }
+                try await RequestExecution.sleep(until: admitted, url: request.url)
+                timeline.rateLimitWait += clock.now - arrived
+            }
+
+            var sendURL = url
+            var sendHeaders = headers
+            var authorised = AuthorisationRequest(method: request.method, url: url, headers: headers, body: request.body)
+            var seenEpoch = 0
+            if let authoriser, let instance = route.authoriser {
+                let started = clock.now
+                seenEpoch = authoriser.epoch
+                authorised = try await RequestExecution.authorise(
+                    authorised, with: authoriser.authoriser, instance: instance, deadline: deadline
+                )
+                timeline.authoriserWait += clock.now - started
+                guard authorised.url.host == url.host, authorised.url.scheme == url.scheme, authorised.url.port == url.port else {
+                    throw CourierError(
+                        .authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url
+                    )
+                }
+                sendURL = authorised.url
+                sendHeaders = authorised.headers
+            }
+
+            let outcome = await send(
+                request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline,
+                followRedirects: authoriser == nil, tried: &tried
+            )
+            switch outcome {
+            case .success(let response):
+                counters.sent += response.metrics.bytesSent
+                counters.received += response.metrics.bytesReceived
+                counters.status = response.status
+                timeline.dns = response.metrics.dns
+                timeline.connect = response.metrics.connect
+                timeline.tls = response.metrics.tls
+                timeline.firstByte = response.metrics.timeToFirstByte
+
+                var wait: Duration?
+                if response.status >= 300, let value = response.headers["retry-after"],
+                    let asked = RetryAfter.delay(value, now: service.wallClock())
+                {
+                    let capped = min(asked, retry.retryAfterCap)
+                    retryAfter = capped
+                    if retry.respectRetryAfter {
+                        service.pause(key: route.endpointKey, until: clock.now + capped)
+                        wait = capped
+                    }
+                }
+
+                if response.status == 401, let authoriser, let instance = route.authoriser, !refreshed {
+                    // One refresh (shared with the other requests that got a 401 meanwhile) and one more attempt;
+                    // a second 401 is the answer.
+                    refreshed = true
+                    refreshRetry = true
+                    await authoriser.authoriser.authorisationFailed(for: authorised)
+                    let started = clock.now
+                    try await RequestExecution.refresh(
+                        authoriser, after: seenEpoch, instance: instance, deadline: deadline, url: request.url
+                    )
+                    timeline.authoriserWait += clock.now - started
+                    continue
+                }
+
+                if let at = nextAttempt(after: .status(response.status), wait: wait) {
+                    let before = clock.now
+                    try await RequestExecution.sleep(until: at, url: request.url)
+                    timeline.backoffWait += clock.now - before
+                    continue
+                }
+                if authoriser != nil, let next = try redirect(from: request, url: url, response: response) {
+                    // An authorised route's redirects are followed here, not by the transport, so that the next
+                    // hop gets the credentials of its own route (if any) and never this authoriser's headers.
+                    guard redirectsLeft > 0 else {
+                        throw CourierError(.tooManyRedirects, "more than \(RequestExecution.maxRedirects) redirects", url: request.url)
+                    }
+                    return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)
+                }
+                timeline.done = clock.now
+                return Response(
+                    status: response.status, headers: response.headers, body: response.body, url: response.url,
+                    attempts: attempt, retryAfter: retryAfter, addressesTried: tried, timeline: timeline,
+                    bytesSent: counters.sent, bytesReceived: counters.received, userInfo: request.userInfo
+                )
+
+            case .failure(let error):
+                if error.kind == .cancelled || Task.isCancelled {
+                    throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
+                }
+                if let at = nextAttempt(after: RequestExecution.condition(for: error), wait: nil) {
+                    let before = clock.now
+                    try await RequestExecution.sleep(until: at, url: request.url)
+                    timeline.backoffWait += clock.now - before
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down
+    /// after a failure (all of them are tried when every one is cooling down). Only a resolve or connect
+    /// failure moves on to the next target.
+    private func send(
+        _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
+        followRedirects: Bool, tried: inout [String]
+    ) async -> Result<HTTPResponse, CourierError> {
+        let clock = ContinuousClock()
+        let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
+            + route.fallbacks.map { ($0, HostAddress(host: $0.host, port: $0.port ?? url.port).description) }
+        let now = clock.now
+        var candidates = all.filter { !service.isCoolingDown($0.1, now: now) }
+        if candidates.isEmpty { candidates = all }
+        var last = CourierError(.connect, "no connect target", url: request.url)
+        for (index, (target, label)) in candidates.enumerated() {
+            let remaining = deadline - clock.now
+            guard remaining > .zero else {
+                return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
+            }
+            tried.append(label)
+            let timeouts = TimeoutPolicy(
+                connect: min(route.timeouts.connect, remaining), idle: route.timeouts.idle, total: remaining
+            )
+            let httpRequest = HTTPRequest(
+                method: request.method, url: url, headers: headers, body: request.body.map { .bytes($0) } ?? .none,
+                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target
+            )
+            do {
+                let response = try await service.client.execute(httpRequest)
+                service.markWorking(label)
+                return .success(response)
+            } catch {
+                last = error
+                guard RequestExecution.isUnreachable(error) else { return .failure(error) }
+                service.markFailed(label, now: clock.now)
+                if index == candidates.count - 1 { return .failure(error) }
+            }
+        }
+        return .failure(last)
+    }
+
+    /// The next hop when `response` is a redirect: the caller's own headers (never the authoriser's), without
+    /// credentials when it leaves the origin.
+    private func redirect(from request: Request, url: HTTPURL, response: HTTPResponse) throws(CourierError) -> Request? {
+        let next: Redirect?
+        do {
+            next = try RedirectRule.next(
+                status: response.status, method: request.method, url: url, location: response.headers["location"]
+            )
+        } catch {
+            throw CourierError(.protocol, "the server sent a bad redirect", url: request.url, cause: error)
+        }
+        guard let next else { return nil }
+        var hop = request
+        hop.url = next.url.description
+        hop.method = next.method
+        hop.headers = next.headers(from: request.headers)
+        if !next.keepsBody { hop.body = nil }
+        return hop
+    }
+
+    // MARK: - Helpers
+
+    static func isUnreachable(_ error: CourierError) -> Bool {
+        switch error.kind {
+        case .resolve, .connect: return true
+        case .timeout:
+            if let cause = error.cause as? ConnectionError, case .connectTimeout = cause.kind { return true }
+            return false
+        default: return false
+        }
+    }
+
+    static func condition(for error: CourierError) -> RetryPolicy.Condition? {
+        switch error.kind {
+        case .resolve, .connect: return .connectError
+        case .timeout: return .timeout
+        case .protocol:
+            if let cause = error.cause as? ConnectionError, case .closed = cause.kind { return .connectionLost }
+            return error.message.contains("closed") ? .connectionLost : nil
+        default: return nil
+        }
+    }
+
+    static func sleep(until instant: ContinuousClock.Instant, url: String) async throws(CourierError) {
+        do {
+            try await Task.sleep(until: instant, clock: ContinuousClock())
+        } catch {
+            throw CourierError(.cancelled, "the request was cancelled", url: url)
+        }
+    }
+
+    /// Runs `authorise` with the instance's timeout; the caller resumes at the timeout or on cancellation even
+    /// when the plugin never answers.
+    static func authorise(
+        _ request: AuthorisationRequest, with authoriser: any Authoriser, instance: AuthoriserInstance,
+        deadline: ContinuousClock.Instant
+    ) async throws(CourierError) -> AuthorisationRequest {
+        let url = request.url.description
+        let name = instance.name
+        return try await race(timeout: min(instance.timeout, deadline - .now), url: url, what: "authoriser '\(name)' did not authorise the request") {
+            () async throws(CourierError) -> AuthorisationRequest in
+            var copy = request
+            do {
+                try await authoriser.authorise(&copy)
+            } catch {
+                throw CourierError(.authorisation, "authoriser '\(name)' failed to authorise the request", url: url, cause: error)
+            }
+            return copy
+        }.get()
+    }
+
+    static func refresh(
+        _ slot: AuthoriserSlot, after seen: Int, instance: AuthoriserInstance, deadline: ContinuousClock.Instant,
+        url: String
+    ) async throws(CourierError) {
+        let name = instance.name
+        _ = try await race(timeout: min(instance.timeout, deadline - .now), url: url, what: "authoriser '\(name)' did not refresh") {
+            () async throws(CourierError) -> Bool in
+            try await slot.refresh(after: seen, url: url)
+            return true
+        }.get()
+    }
+
+    private static func race<T: Sendable>(
+        timeout: Duration, url: String, what: String,
+        _ operation: @escaping @Sendable () async throws(CourierError) -> T
+    ) async -> Result<T, CourierError> {
+        let shot = OneShot<Result<T, CourierError>>()
+        let work = Task {
+            do throws(CourierError) {
+                shot.resume(.success(try await operation()))
+            } catch {
+                shot.resume(.failure(error))
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: max(timeout, .zero))
+            shot.resume(.failure(CourierError(.timeout, "\(what) within \(DurationFormat.format(timeout))", url: url)))
+        }
+        let result = await withTaskCancellationHandler {
+            await shot.wait()
+        } onCancel: {
+            shot.resume(.failure(CourierError(.cancelled, "the request was cancelled", url: url)))
+        }
+        work.cancel()
+        timer.cancel()
+        return result
+    }
+
+    /// 128 random bits as 32 hex digits.
+    static func makeIdempotencyKey() -> String {
+        var random = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        var s = ""
+        for _ in 0..<2 {
+            var v = random.next() as UInt64
+            for _ in 0..<16 {
+                s.append(digits[Int(v & 0xF)])
+                v >>= 4
+            }
+        }
+        return s
+    }
+}

@@ -1,0 +1,27 @@
+import CourierCore
+
+/// What a ``DataLoader`` returns for a request that got an HTTP response. A non-2xx status is a response too
+/// (after the route's retries); only failures with no response at all are thrown.
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The URL of the final response (after redirects).
+    public var url: HTTPURL
+    /// Attempts made, the first included (a 401 refresh retry counts too).
+    public var attempts: Int
+    /// The delay the last `Retry-After` header asked for, capped by the policy (nil when none was sent).
+    public var retryAfter: Duration?
+    /// The connect targets tried, in order, over all attempts: `host:port` of the URL itself or of a fallback.
+    public var addressesTried: [String]
+    public var timeline: ResponseTimeline
+    /// Bytes written to the wire, headers included, summed over attempts.
+    public var bytesSent: Int64
+    /// Bytes read from the wire, headers included, summed over attempts.
+    public var bytesReceived: Int64
+    /// The request's ``Request/userInfo``.
+    public var userInfo: [String: String]
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

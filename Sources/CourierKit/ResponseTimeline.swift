@@ -1,0 +1,31 @@
+/// When a loaded request spent its time: the instants it was queued and done, the time it waited for the rate
+/// limiter (Retry-After pauses included) and for its authoriser, summed over attempts, and the transport's
+/// phases of the last attempt.
+public struct ResponseTimeline: Hashable, Sendable {
+    /// When the loader accepted the request.
+    public var queued: ContinuousClock.Instant
+    /// Time spent waiting for the rate limiter, summed over attempts.
+    public var rateLimitWait: Duration = .zero
+    /// Time spent waiting for the authoriser (refreshes included), summed over attempts.
+    public var authoriserWait: Duration = .zero
+    /// Time spent in back-off between attempts.
+    public var backoffWait: Duration = .zero
+    /// Name resolution of the last attempt (nil on a reused connection).
+    public var dns: Duration?
+    /// TCP connect of the last attempt (nil on a reused connection).
+    public var connect: Duration?
+    /// TLS handshake of the last attempt (nil for plain http).
+    public var tls: Duration?
+    /// From sending the last attempt to its first response byte.
+    public var firstByte: Duration?
+    /// When the loader finished with the request.
+    public var done: ContinuousClock.Instant
+
+    public init(queued: ContinuousClock.Instant) {
+        self.queued = queued
+        self.done = queued
+    }
+
+    /// From queued to done.
+    public var total: Duration { done - queued }
+}

@@ -1,0 +1,261 @@
+import CourierCore
+import CourierKit
+import CourierTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Rate limits, Retry-After, retries, the retry budget and idempotency keys against loopback servers.
+@Suite struct LoaderPolicyTests {
+    @Test func theRateLimitPacesRequestsInsteadOfFailingThem() async throws {
+        let server = try TestServer()
+        let service = try makeService("""
+            version: 1
+            services:
+              paced:
+                hosts: [127.0.0.1]
+                rate-limit: { requests-per-second: 10, burst: 1 }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        // 11 requests at 10/s with a burst of 1: the first goes at once, the last about 1 s later.
+        var statuses: [Int] = []
+        let seconds = try await elapsed {
+            statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<11 {
+                    let url = server.url("/v1/item/\(i)")
+                    group.addTask { try await loader.load(Request(url: url)).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(statuses == Array(repeating: 200, count: 11))
+        #expect(seconds >= 0.9, "11 requests at 10/s took \(seconds) s")
+        #expect(seconds < 6, "11 requests at 10/s took \(seconds) s")
+        #expect(server.requests.count == 11)
+    }
+
+    @Test func requestsOverTheLimitGoInTheOrderTheyCame() async throws {
+        let server = try TestServer()
+        let service = try makeService("""
+            version: 1
+            services:
+              paced:
+                hosts: [127.0.0.1]
+                rate-limit: { requests-per-second: 10, burst: 1 }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        var tasks: [Task<Response, any Error>] = []
+        for i in 0..<8 {
+            let url = server.url("/q/\(i)")
+            tasks.append(Task { try await loader.load(Request(url: url)) })
+            // Each request reaches the limiter before the next one is made.
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        var waits: [Duration] = []
+        for task in tasks { waits.append(try await task.value.timeline.rateLimitWait) }
+        let order = server.requests.map { $0.requestLine.split(separator: " ")[1] }
+        #expect(order == (0..<8).map { "/q/\($0)" })
+        #expect(waits.last.map { $0 >= .milliseconds(250) } == true, "waits: \(waits)")
+        #expect(waits.first.map { $0 < .milliseconds(50) } == true, "waits: \(waits)")
+    }
+
+    @Test func retryAfterInSecondsPausesTheEndpointAndDelaysTheRetry() async throws {
+        let server = try TestServer { index, _ in
+            index == 0 ? Reply(status: 503, headers: [("Retry-After", "1")]) : Reply(status: 200)
+        }
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry: { max-attempts: 3, on: [503], backoff: { initial: 10ms, jitter: none } }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        let start = ContinuousClock.now
+        let first = Task { try await loader.load(Request(url: server.url("/v1/a"))) }
+        // Another request to the same endpoint key while it is paused waits for the pause too.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(service.pausedUntil(EndpointKey(host: "127.0.0.1", pathPrefix: "/v1")) != nil)
+        let other = try await loader.load(Request(url: server.url("/v1/b")))
+        #expect(other.status == 200)
+        #expect(other.timeline.rateLimitWait >= .milliseconds(400), "waited \(other.timeline.rateLimitWait)")
+        let r = try await first.value
+        let seconds = (ContinuousClock.now - start).seconds
+        #expect(r.status == 200)
+        #expect(r.attempts == 2)
+        #expect(r.retryAfter == .seconds(1))
+        #expect(seconds >= 0.95 && seconds < 6, "took \(seconds) s")
+    }
+
+    @Test func retryAfterAsAnHTTPDateIsHonouredAndAHostileValueIsCapped() async throws {
+        let date = Self.imfFixdate(Date().timeIntervalSince1970 + 2)
+        let server = try TestServer { index, request in
+            if request.requestLine.contains("/date"), index == 0 { return Reply(status: 429, headers: [("Retry-After", date)]) }
+            if request.requestLine.contains("/hostile"), index == 2 { return Reply(status: 429, headers: [("Retry-After", "86400")]) }
+            return Reply(status: 200)
+        }
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry: { max-attempts: 2, on: [429], backoff: { initial: 10ms, jitter: none }, retry-after-cap: 500ms }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        // The date is whole seconds, so 2 s ahead is at least 1 s away; the cap of 500 ms applies to it too.
+        var response: Response?
+        var seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/date"))) }
+        #expect(response?.status == 200)
+        #expect(response?.retryAfter == .milliseconds(500))
+        #expect(seconds >= 0.45 && seconds < 5, "took \(seconds) s")
+
+        // A day-long Retry-After is capped at 500 ms instead of parking the client.
+        seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/hostile"))) }
+        #expect(response?.status == 200)
+        #expect(response?.attempts == 2)
+        #expect(response?.retryAfter == .milliseconds(500))
+        #expect(seconds >= 0.45 && seconds < 5, "took \(seconds) s")
+    }
+
+    @Test func retryAfterDateWithoutCapWaitsForTheDate() async throws {
+        let date = Self.imfFixdate(Date().timeIntervalSince1970 + 2)
+        let server = try TestServer { index, _ in
+            index == 0 ? Reply(status: 503, headers: [("Retry-After", date)]) : Reply(status: 200)
+        }
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry: { max-attempts: 2, on: [503], backoff: { initial: 10ms, jitter: none } }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        var response: Response?
+        let seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/x"))) }
+        #expect(response?.status == 200)
+        let asked = try #require(response?.retryAfter)
+        #expect(asked > .milliseconds(900) && asked <= .seconds(2))
+        #expect(seconds >= 0.9 && seconds < 6, "took \(seconds) s")
+    }
+
+    @Test func retriesFollowTheConditionsAndMethodsWithGrowingBackoff() async throws {
+        let server = try TestServer { _, request in
+            request.requestLine.contains("/fatal") ? Reply(status: 500) : Reply(status: 503)
+        }
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry:
+                  max-attempts: 3
+                  on: [503]
+                  methods: [GET, POST]
+                  backoff: { initial: 100ms, multiplier: 2, jitter: none }
+                  budget: { ratio: 1, min-per-second: 100 }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        // GET on 503: three attempts with 100 ms then 200 ms between them; the last answer is returned.
+        var response: Response?
+        let seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/a"))) }
+        #expect(response?.status == 503)
+        #expect(response?.attempts == 3)
+        #expect(response.map { $0.timeline.backoffWait >= .milliseconds(290) } == true)
+        #expect(seconds >= 0.29 && seconds < 5)
+        #expect(server.requests.count == 3)
+
+        // 500 is not a retry condition.
+        let fatal = try await loader.load(Request(url: server.url("/fatal")))
+        #expect(fatal.attempts == 1 && fatal.status == 500)
+        #expect(server.requests.count == 4)
+
+        // POST is listed but not idempotent and the route has no idempotency key: no retry.
+        let post = try await loader.load(Request(url: server.url("/a"), method: .post, body: Array("x".utf8)))
+        #expect(post.attempts == 1)
+        #expect(server.requests.count == 5)
+
+        // A per-request override of max attempts.
+        let once = try await loader.load(Request(url: server.url("/a"), maxAttempts: 1))
+        #expect(once.attempts == 1)
+        #expect(server.requests.count == 6)
+    }
+
+    @Test func connectFailuresAreRetriedAndThenThrown() async throws {
+        let closed = try ClosedPort()
+        let port = closed.port
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry: { max-attempts: 2, on: [connect-error], backoff: { initial: 10ms, jitter: none } }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        do {
+            _ = try await loader.load(Request(url: "http://127.0.0.1:\(port)/x"))
+            Issue.record("a closed port answered")
+        } catch {
+            #expect(error.kind == .connect)
+        }
+        withExtendedLifetime(closed) {}
+    }
+
+    @Test func theRetryBudgetCapsRetriesUnderAFailingServer() async throws {
+        let server = try TestServer { _, _ in Reply(status: 503) }
+        // ratio 0 and 0.1 retries a second over the 10 s window: one retry in all.
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry:
+                  max-attempts: 3
+                  on: [503]
+                  backoff: { initial: 1ms, jitter: none }
+                  budget: { ratio: 0, min-per-second: 0.1 }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        var attempts: [Int] = []
+        for i in 0..<6 { attempts.append(try await loader.load(Request(url: server.url("/\(i)"))).attempts) }
+        #expect(attempts.reduce(0, +) == 7, "attempts per request: \(attempts)")
+        #expect(server.requests.count == 7)
+    }
+
+    @Test func aNonIdempotentRequestIsRetriedWithOneIdempotencyKey() async throws {
+        let server = try TestServer { index, _ in index < 2 ? Reply(status: 503) : Reply(status: 201) }
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry:
+                  max-attempts: 3
+                  on: [503]
+                  methods: [POST]
+                  idempotency-key: Idempotency-Key
+                  backoff: { initial: 10ms, jitter: full }
+            """)
+        let loader = service.makeFactory().makeLoader()
+        let response = try await loader.load(Request(url: server.url("/orders"), method: .post, body: Array("{}".utf8)))
+        #expect(response.status == 201)
+        #expect(response.attempts == 3)
+        let keys = server.requests.map { $0.header("Idempotency-Key") }
+        #expect(keys.count == 3)
+        let key = try #require(keys[0])
+        #expect(key.count == 32)
+        #expect(keys.allSatisfy { $0 == key })
+        #expect(server.requests.allSatisfy { $0.body == Array("{}".utf8) })
+
+        // A second request gets its own key.
+        _ = try await loader.load(Request(url: server.url("/orders"), method: .post, body: Array("{}".utf8)))
+        #expect(server.requests.last?.header("Idempotency-Key") != key)
+    }
+
+    static func imfFixdate(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
+}
