@@ -34,7 +34,7 @@ import Testing
         #expect(server.requests.count == 11)
     }
 
-    @Test func requestsOverTheLimitGoInTheOrderTheyCame() async throws {
+    @Test func requestsOverTheLimitWaitAndArePaced() async throws {
         let server = try TestServer()
         let service = try makeService("""
             version: 1
@@ -48,15 +48,18 @@ import Testing
         for i in 0..<8 {
             let url = server.url("/q/\(i)")
             tasks.append(Task { try await loader.load(Request(url: url)) })
-            // Each request reaches the limiter before the next one is made.
             try await Task.sleep(for: .milliseconds(30))
         }
-        var waits: [Duration] = []
-        for task in tasks { waits.append(try await task.value.timeline.rateLimitWait) }
-        let order = server.requests.map { $0.requestLine.split(separator: " ")[1] }
-        #expect(order == (0..<8).map { "/q/\($0)" })
-        #expect(waits.last.map { $0 >= .milliseconds(250) } == true, "waits: \(waits)")
-        #expect(waits.first.map { $0 < .milliseconds(50) } == true, "waits: \(waits)")
+        var responses: [Response] = []
+        for task in tasks { responses.append(try await task.value) }
+        // None fails: over the limit, requests wait. They are paced: the 8th admission comes at least seven
+        // emission intervals (700 ms) after the first, and the first cannot be admitted before the earliest
+        // request was queued, whatever order the scheduler ran the tasks in. (FIFO order of admission is the
+        // rate limiter machine's own property, tested on it directly in CourierTransportTests.)
+        #expect(responses.allSatisfy { $0.status == 200 })
+        let firstQueued = try #require(responses.map(\.timeline.queued).min())
+        let lastArrival = try #require(server.requests.map(\.received).max())
+        #expect(lastArrival - firstQueued >= .milliseconds(690), "8 requests at 10/s, burst 1, spanned \(lastArrival - firstQueued)")
     }
 
     @Test func retryAfterInSecondsPausesTheEndpointAndDelaysTheRetry() async throws {
@@ -73,12 +76,19 @@ import Testing
         let loader = service.makeFactory().makeLoader()
         let start = ContinuousClock.now
         let first = Task { try await loader.load(Request(url: server.url("/v1/a"))) }
-        // Another request to the same endpoint key while it is paused waits for the pause too.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(service.pausedUntil(EndpointKey(host: "127.0.0.1", pathPrefix: "/v1")) != nil)
+        // Another request to the same endpoint key while it is paused waits for the pause too. (Wait for the
+        // pause rather than sleeping a fixed time: CI machines are small and shared.)
+        let key = EndpointKey(host: "127.0.0.1", pathPrefix: "/v1")
+        var pause = service.pausedUntil(key)
+        while pause == nil && ContinuousClock.now - start < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(10))
+            pause = service.pausedUntil(key)
+        }
+        let pausedUntil = try #require(pause)
         let other = try await loader.load(Request(url: server.url("/v1/b")))
         #expect(other.status == 200)
-        #expect(other.timeline.rateLimitWait >= .milliseconds(400), "waited \(other.timeline.rateLimitWait)")
+        #expect(ContinuousClock.now >= pausedUntil, "the second request went before the pause ended")
+        #expect(other.timeline.rateLimitWait > .zero)
         let r = try await first.value
         let seconds = (ContinuousClock.now - start).seconds
         #expect(r.status == 200)
@@ -88,7 +98,8 @@ import Testing
     }
 
     @Test func retryAfterAsAnHTTPDateIsHonouredAndAHostileValueIsCapped() async throws {
-        let date = Self.imfFixdate(Date().timeIntervalSince1970 + 2)
+        // Far enough ahead that even a slow machine sees more than the 500 ms cap left when the answer comes.
+        let date = Self.imfFixdate(Date().timeIntervalSince1970 + 6)
         let server = try TestServer { index, request in
             if request.requestLine.contains("/date"), index == 0 { return Reply(status: 429, headers: [("Retry-After", date)]) }
             if request.requestLine.contains("/hostile"), index == 2 { return Reply(status: 429, headers: [("Retry-After", "86400")]) }
@@ -102,7 +113,7 @@ import Testing
                 retry: { max-attempts: 2, on: [429], backoff: { initial: 10ms, jitter: none }, retry-after-cap: 500ms }
             """)
         let loader = service.makeFactory().makeLoader()
-        // The date is whole seconds, so 2 s ahead is at least 1 s away; the cap of 500 ms applies to it too.
+        // The date is whole seconds, so 6 s ahead is at least 5 s away; the cap of 500 ms applies to it too.
         var response: Response?
         var seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/date"))) }
         #expect(response?.status == 200)
@@ -118,7 +129,7 @@ import Testing
     }
 
     @Test func retryAfterDateWithoutCapWaitsForTheDate() async throws {
-        let date = Self.imfFixdate(Date().timeIntervalSince1970 + 2)
+        let date = Self.imfFixdate(Date().timeIntervalSince1970 + 6)
         let server = try TestServer { index, _ in
             index == 0 ? Reply(status: 503, headers: [("Retry-After", date)]) : Reply(status: 200)
         }
@@ -133,9 +144,11 @@ import Testing
         var response: Response?
         let seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/x"))) }
         #expect(response?.status == 200)
+        // The date was 5 to 6 s ahead when it was written; however late the answer came, the loader waited for
+        // what was left of it, not for its back-off (10 ms).
         let asked = try #require(response?.retryAfter)
-        #expect(asked > .milliseconds(900) && asked <= .seconds(2))
-        #expect(seconds >= 0.9 && seconds < 6, "took \(seconds) s")
+        #expect(asked > .zero && asked <= .seconds(6))
+        #expect(seconds >= asked.seconds - 0.05 && seconds < 15, "took \(seconds) s for a Retry-After of \(asked)")
     }
 
     @Test func retriesFollowTheConditionsAndMethodsWithGrowingBackoff() async throws {

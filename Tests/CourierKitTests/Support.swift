@@ -13,6 +13,8 @@ import Testing
 struct ReceivedRequest: Sendable {
     var head: String
     var body: [UInt8]
+    /// When the server read the request head.
+    var received = ContinuousClock.now
     var requestLine: String { String(head.split(separator: "\r\n", omittingEmptySubsequences: false).first ?? "") }
     var headerLines: [String] { head.split(separator: "\r\n").dropFirst().map(String.init) }
     func header(_ name: String) -> String? {
