@@ -1,35 +1,19 @@
 /// SHA-256 (FIPS 180-4), incremental. Used for body digests in reports, SPKI pins and request signing; pure
 /// Swift so the vocabulary layer needs no C library.
-public struct SHA256: Sendable {
+public struct SHA256: Sendable, BlockHashing {
+    static let blockBytes = 64
+
     private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
-    private var pending: [UInt8] = []
-    private var length: UInt64 = 0
+    var pending: [UInt8] = []
+    var length: UInt64 = 0
 
     public init() { pending.reserveCapacity(64) }
 
     /// Adds bytes to the message.
     public mutating func update(_ bytes: some Collection<UInt8>) {
-        length &+= UInt64(bytes.count)
-        var input = ArraySlice(bytes)
-        if !pending.isEmpty {
-            let take = min(64 - pending.count, input.count)
-            pending += input.prefix(take)
-            input = input.dropFirst(take)
-            if pending.count == 64 {
-                pending.withUnsafeBufferPointer { compress($0.baseAddress!) }
-                pending.removeAll(keepingCapacity: true)
-            }
-        }
-        input.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while buffer.count - offset >= 64 {
-                compress(buffer.baseAddress! + offset)
-                offset += 64
-            }
-            pending += buffer[offset...]
-        }
+        absorb(bytes)
     }
 
     /// The 32-byte digest of everything added.
@@ -78,7 +62,7 @@ public struct SHA256: Sendable {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private mutating func compress(_ block: UnsafePointer<UInt8>) {
+    mutating func compress(_ block: UnsafePointer<UInt8>) {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
             w[i] = UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16 | UInt32(block[i * 4 + 2]) << 8

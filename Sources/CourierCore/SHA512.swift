@@ -1,12 +1,14 @@
 /// SHA-512 (FIPS 180-4), incremental; pure Swift like ``SHA256``. Used for HMAC-SHA512 request signing.
-public struct SHA512: Sendable {
+public struct SHA512: Sendable, BlockHashing {
+    static let blockBytes = 128
+
     private var h: [UInt64] = [
         0x6a09_e667_f3bc_c908, 0xbb67_ae85_84ca_a73b, 0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1,
         0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179,
     ]
-    private var pending: [UInt8] = []
+    var pending: [UInt8] = []
     /// Message length in bytes (messages up to 2^64 bytes; the 128-bit length field's high half is zero).
-    private var length: UInt64 = 0
+    var length: UInt64 = 0
 
     /// The block size in bytes (for HMAC).
     public static let blockSize = 128
@@ -15,25 +17,7 @@ public struct SHA512: Sendable {
 
     /// Adds bytes to the message.
     public mutating func update(_ bytes: some Collection<UInt8>) {
-        length &+= UInt64(bytes.count)
-        var input = ArraySlice(bytes)
-        if !pending.isEmpty {
-            let take = min(128 - pending.count, input.count)
-            pending += input.prefix(take)
-            input = input.dropFirst(take)
-            if pending.count == 128 {
-                pending.withUnsafeBufferPointer { compress($0.baseAddress!) }
-                pending.removeAll(keepingCapacity: true)
-            }
-        }
-        input.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while buffer.count - offset >= 128 {
-                compress(buffer.baseAddress! + offset)
-                offset += 128
-            }
-            pending += buffer[offset...]
-        }
+        absorb(bytes)
     }
 
     /// The 64-byte digest of everything added.
@@ -84,7 +68,7 @@ public struct SHA512: Sendable {
         0x4cc5_d4be_cb3e_42b6, 0x597f_299c_fc65_7e2a, 0x5fcb_6fab_3ad6_faec, 0x6c44_198c_4a47_5817,
     ]
 
-    private mutating func compress(_ block: UnsafePointer<UInt8>) {
+    mutating func compress(_ block: UnsafePointer<UInt8>) {
         var w = [UInt64](repeating: 0, count: 80)
         for i in 0..<16 {
             var word: UInt64 = 0
