@@ -4,7 +4,7 @@ public enum DurationFormat {
     /// Parses a duration; nil when malformed, negative or over 100 days.
     public static func parse(_ text: String) -> Duration? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        var rest = Substring(text.trimmingSpaces)
+        var rest = text.trimmingHTTPWhitespace
         guard !rest.isEmpty else { return nil }
         var millis: Double = 0
         var lastUnitRank = Int.max
@@ -53,7 +53,7 @@ public enum DurationFormat {
 
     /// Parses a size in bytes; nil when malformed or over 1 PiB.
     public static func parseSize(_ text: String) -> Int64? {
-        let t = text.trimmingSpaces
+        let t = text.trimmingHTTPWhitespace
         let digits = t.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
         guard !digits.isEmpty, let value = Double(digits), digits.filter({ $0 == "." }).count <= 1 else { return nil }
         let unit = t.dropFirst(digits.count)
@@ -79,14 +79,5 @@ public enum DurationFormat {
     private static func trim(_ v: Double) -> String {
         let s = String((v * 1000).rounded() / 1000)
         return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
-    }
-}
-
-extension String {
-    var trimmingSpaces: Substring {
-        var s = Substring(self)
-        while s.first == " " { s = s.dropFirst() }
-        while s.last == " " { s = s.dropLast() }
-        return s
     }
 }

@@ -56,7 +56,7 @@ public enum RedirectRule {
     ) throws(RedirectError) -> Redirect? {
         guard redirectStatuses.contains(status) else { return nil }
         guard let location else { throw RedirectError(.missingLocation, status: status) }
-        let trimmed = location.trimmingSpaces()
+        let trimmed = String(location.trimmingHTTPWhitespace)
         guard !trimmed.isEmpty else { throw RedirectError(.missingLocation, status: status) }
         guard let target = url.resolving(trimmed) else { throw RedirectError(.invalidLocation(location), status: status) }
 
@@ -77,14 +77,5 @@ public enum RedirectRule {
             isCrossOrigin: target.scheme != url.scheme || target.host != url.host || target.port != url.port,
             isDowngrade: url.scheme == "https" && target.scheme == "http"
         )
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }

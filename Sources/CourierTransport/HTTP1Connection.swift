@@ -47,9 +47,7 @@ final class HTTP1Connection: @unchecked Sendable {
         firstByteAt = nil
         // A request that says `Connection: close` ends the connection after its response (RFC 9112 §9.6): the
         // server may close without saying so in the response.
-        requestAsksToClose = head.headers.values(for: "connection").contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: " \t").lowercased() == "close" }
-        }
+        requestAsksToClose = head.headers.tokens(for: "connection").contains("close")
         if parserPrimed { parser.expectResponse(to: head.method) } else {
             parser = ResponseParser(requestMethod: head.method, limits: parser.limits)
             parserPrimed = true

@@ -193,10 +193,10 @@ public final class HTTPClient: Sendable {
             do {
                 try await connection.send(
                     head: head, hostHeader: request.url.hostHeader, body: request.body,
-                    timeout: { try self.boundedTimeout(timeouts.idle, deadline: deadline) }
+                    timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) }
                 )
                 while true {
-                    let event = try await connection.nextEvent(timeout: { try self.boundedTimeout(timeouts.idle, deadline: deadline) })
+                    let event = try await connection.nextEvent(timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) })
                     if case .head(let responseHead) = event {
                         metrics.bytesSent += connection.bytesSent
                         if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
@@ -227,7 +227,7 @@ public final class HTTPClient: Sendable {
         var drained = 0
         do {
             while true {
-                let event = try await connection.nextEvent(timeout: { try self.boundedTimeout(idle, deadline: deadline) })
+                let event = try await connection.nextEvent(timeout: { try boundedTimeout(idle, deadline: deadline) })
                 if case .body(let bytes) = event {
                     drained += bytes.count
                     if drained > 64 * 1024 {
@@ -250,35 +250,25 @@ public final class HTTPClient: Sendable {
     }
 
     private func makeDecoder(for head: HTTPResponseHead, request: HTTPRequest) throws -> ContentDecoder? {
-        guard request.decompress, request.method != .head, let value = head.headers["content-encoding"] else { return nil }
-        let tokens = value.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty && $0.lowercased() != "identity" }
-        guard tokens.count == 1, let coding = ContentCoding(token: tokens[0]) else { return nil }
+        guard request.decompress, request.method != .head else { return nil }
+        let codings = head.headers.tokens(for: "content-encoding").filter { $0 != "identity" }
+        guard codings.count == 1, let coding = ContentCoding(token: codings[0]) else { return nil }
         return try ContentDecoder(coding: coding, maxDecodedBytes: configuration.maxDecodedBytes)
     }
 
-    func boundedTimeout(_ idle: Duration, deadline: ContinuousClock.Instant) throws -> Duration {
-        let left = remaining(until: deadline)
-        guard left > .zero else { throw TotalDeadline() }
-        return min(idle, left)
-    }
 }
 
 func remaining(until deadline: ContinuousClock.Instant) -> Duration {
     deadline - ContinuousClock.now
 }
 
+/// The wait allowed for the next read or write: the idle timeout, shortened to what is left before the request's
+/// total deadline; throws when the deadline has passed.
+func boundedTimeout(_ idle: Duration, deadline: ContinuousClock.Instant) throws -> Duration {
+    let left = remaining(until: deadline)
+    guard left > .zero else { throw TotalDeadline() }
+    return min(idle, left)
+}
+
 /// The request's total deadline passed.
 struct TotalDeadline: Error {}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
-}

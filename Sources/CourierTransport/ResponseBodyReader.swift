@@ -61,11 +61,7 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
         }
         do {
             while true {
-                let event = try await connection.nextEvent(timeout: {
-                    let left = self.deadline - ContinuousClock.now
-                    guard left > .zero else { throw TotalDeadline() }
-                    return Swift.min(self.idle, left)
-                })
+                let event = try await connection.nextEvent(timeout: { try boundedTimeout(self.idle, deadline: self.deadline) })
                 switch event {
                 case .head:
                     continue

@@ -1,10 +1,12 @@
+import CourierCore
+
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date in any of the three forms
 /// RFC 9110 §5.6.7 requires recipients to accept (IMF-fixdate, obsolete RFC 850 and asctime).
 public enum RetryAfter {
     /// The delay a `Retry-After` value asks for, measured from `now` (seconds since the Unix epoch, UTC, as the
     /// caller's wall clock reads it). A date in the past gives zero. Nil for anything malformed.
     public static func delay(_ value: String, now: Double) -> Duration? {
-        let v = value.trimmingASCIIWhitespace
+        let v = value.trimmingHTTPWhitespace
         if !v.isEmpty, v.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             // delay-seconds; clamp absurd values instead of overflowing.
             guard v.count <= 12, let seconds = Int64(v) else { return .seconds(Int64(999_999_999_999)) }
@@ -64,14 +66,5 @@ public enum RetryAfter {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
-    }
-}
-
-extension String {
-    var trimmingASCIIWhitespace: Substring {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return s
     }
 }

@@ -1,3 +1,4 @@
+import CourierKit
 import Foundation
 
 /// A one-line download progress bar on standard error, drawn only when standard error is a terminal and at
@@ -54,8 +55,4 @@ final class ProgressBar {
         }
         return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
-}
-
-extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
