@@ -29,8 +29,9 @@ public final class HTTPClient: Sendable {
 
     /// Sends a request and reads the whole body (up to ``HTTPClientConfiguration/maxBodyBytes``).
     ///
-    /// The whole exchange runs with an event loop as the task's executor preference, so a read that waits for
-    /// the network resumes on the loop thread that saw the data instead of hopping to another thread.
+    /// A body over 128 KiB (or of unknown length) is read with an event loop as the task's executor, so each of
+    /// its many parked reads resumes on the loop thread; the rest of the exchange runs on the caller's executor
+    /// unless ``HTTPClientConfiguration/runsRequestsOnEventLoop`` is set (see there for the measurements).
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
         guard configuration.runsRequestsOnEventLoop else { return try await collect(request) }
         return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
