@@ -9,8 +9,11 @@ public struct Consumption: Hashable, Sendable {
     public var bytesReceived: Int64
     /// The response status, nil when the request failed without one.
     public var status: Int?
+    /// The request's ``Request/sourceIdentifier``.
+    public var sourceIdentifier: String?
 
-    public init(url: String, bytesSent: Int64, bytesReceived: Int64, status: Int?) {
+    public init(url: String, bytesSent: Int64, bytesReceived: Int64, status: Int?, sourceIdentifier: String? = nil) {
+        self.sourceIdentifier = sourceIdentifier
         self.url = url
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived

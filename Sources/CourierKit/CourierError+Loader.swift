@@ -3,4 +3,7 @@ import CourierCore
 extension CourierError.Kind {
     /// An authoriser failed to authorise a request or to refresh its credentials, or timed out doing so.
     public static let authorisation = CourierError.Kind(rawValue: "authorisation")
+
+    /// The server answered with an error status (4xx or 5xx) after the route's retries: ``Response/error``.
+    public static let httpStatus = CourierError.Kind(rawValue: "http-status")
 }

@@ -33,6 +33,8 @@ public final class DataLoaderService: Sendable {
     private let budgets = Mutex<[String: RetryBudgetStateMachine]>([:])
     private let cooldowns: Mutex<FallbackCooldownTable>
     private let observers = Mutex<[@Sendable (Consumption) -> Void]>([])
+    private let tracers = Mutex<[@Sendable (LoaderEvent) -> Void]>([])
+    private let requestCount = Atomic<UInt64>(0)
     private let origin = ContinuousClock.now
 
     /// Makes a service from a compiled graph.
@@ -110,7 +112,19 @@ public final class DataLoaderService: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
+    /// Adds an observer called with every decision the loader makes (``LoaderEvent``), as it makes it, on the
+    /// request's task: keep it quick. Events of one request arrive in order.
+    public func addTraceObserver(_ observer: @escaping @Sendable (LoaderEvent) -> Void) {
+        tracers.withLock { $0.append(observer) }
+    }
+
     // MARK: - For the loaders
+
+    /// A tracer for a new request: its service-wide number and the trace observers registered now.
+    func makeTracer(url: String) -> LoaderTracer {
+        let number = requestCount.add(1, ordering: .relaxed).newValue
+        return LoaderTracer(request: number, url: url, observers: tracers.withLock { $0 })
+    }
 
     func report(_ consumption: Consumption) {
         for observer in observers.withLock({ $0 }) { observer(consumption) }

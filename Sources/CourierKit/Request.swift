@@ -17,6 +17,9 @@ public struct Request: Sendable {
     public var maxAttempts: Int?
     /// Free-form values for the app's own bookkeeping; the loader carries them to the response untouched.
     public var userInfo: [String: String]
+    /// Which part of the app made the request (a feature or screen name), passed to the consumption observers
+    /// so traffic can be accounted per feature.
+    public var sourceIdentifier: String?
 
     public init(
         url: String,
@@ -25,7 +28,8 @@ public struct Request: Sendable {
         body: [UInt8]? = nil,
         timeout: Duration? = nil,
         maxAttempts: Int? = nil,
-        userInfo: [String: String] = [:]
+        userInfo: [String: String] = [:],
+        sourceIdentifier: String? = nil
     ) {
         self.url = url
         self.method = method
@@ -34,5 +38,6 @@ public struct Request: Sendable {
         self.timeout = timeout
         self.maxAttempts = maxAttempts
         self.userInfo = userInfo
+        self.sourceIdentifier = sourceIdentifier
     }
 }

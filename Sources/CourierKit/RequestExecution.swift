@@ -9,6 +9,14 @@ struct RequestExecution {
     let factory: DataLoaderFactory
     let request: Request
     let queued: ContinuousClock.Instant
+    let trace: LoaderTracer
+
+    init(factory: DataLoaderFactory, request: Request, queued: ContinuousClock.Instant) {
+        self.factory = factory
+        self.request = request
+        self.queued = queued
+        self.trace = factory.service.makeTracer(url: request.url)
+    }
 
     private var service: DataLoaderService { factory.service }
 
@@ -17,6 +25,8 @@ struct RequestExecution {
         var sent: Int64 = 0
         var received: Int64 = 0
         var status: Int?
+        var redirects = 0
+        var attempt = 0
     }
 
     func run() async -> Result<Response, CourierError> {
@@ -27,8 +37,15 @@ struct RequestExecution {
         } catch {
             result = .failure(error)
         }
+        switch result {
+        case .success(let response): trace(counters.attempt, .finished(status: response.status, error: nil))
+        case .failure(let error): trace(counters.attempt, .finished(status: nil, error: error))
+        }
         service.report(
-            Consumption(url: request.url, bytesSent: counters.sent, bytesReceived: counters.received, status: counters.status)
+            Consumption(
+                url: request.url, bytesSent: counters.sent, bytesReceived: counters.received, status: counters.status,
+                sourceIdentifier: request.sourceIdentifier
+            )
         )
         return result
     }
@@ -50,6 +67,7 @@ struct RequestExecution {
         }
         let graph = service.graph
         let route = graph.route(for: url, method: request.method)
+        if fixedDeadline == nil { trace(0, .started(method: request.method, service: route.service?.name)) }
         let retry = route.retry
         let serviceName = route.service?.name ?? ""
         let deadline = fixedDeadline ?? queued + (request.timeout ?? route.timeouts.total)
@@ -90,27 +108,35 @@ struct RequestExecution {
         var refreshRetry = false
 
         /// When the next attempt may go, or nil when the failure is final.
-        func nextAttempt(after condition: RetryPolicy.Condition?, wait: Duration?) -> ContinuousClock.Instant? {
+        func nextAttempt(after condition: RetryPolicy.Condition?, wait: Duration?, reason: String) -> ContinuousClock.Instant? {
             let now = clock.now
-            guard case .retry(let at) = planner.decide(after: condition, wait: wait, now: now, using: &random) else {
+            switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
+            case .giveUp(let why):
+                if why != .notRetryable { trace(attempt, .givingUp(reason: reason, why: why.description)) }
                 return nil
+            case .retry(let at):
+                guard service.tryRetry(service: serviceName, budget: retry.budget, now: now) else {
+                    if case .giveUp(let why) = planner.budgetRefused() {
+                        trace(attempt, .givingUp(reason: reason, why: why.description))
+                    }
+                    return nil
+                }
+                planner.budgetGranted()
+                trace(attempt, .retrying(reason: reason, delay: at - now))
+                return at
             }
-            guard service.tryRetry(service: serviceName, budget: retry.budget, now: now) else {
-                _ = planner.budgetRefused()
-                return nil
-            }
-            planner.budgetGranted()
-            return at
         }
 
         while true {
             attempt += 1
+            counters.attempt += 1
             planner.attemptStarted(counted: !refreshRetry)
             refreshRetry = false
             // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
             let arrived = clock.now
             let admitted = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived)
             if admitted > arrived {
+                trace(attempt, .rateLimited(key: route.endpointKey, wait: admitted - arrived))
                 guard admitted < deadline else {
                     throw CourierError(
                         .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline",
@@ -127,6 +153,7 @@ struct RequestExecution {
             var seenEpoch = 0
             if let authoriser, let instance = route.authoriser {
                 let started = clock.now
+                trace(attempt, .authorising(authoriser: instance.name))
                 seenEpoch = authoriser.epoch
                 authorised = try await RequestExecution.authorise(
                     authorised, with: authoriser.authoriser, instance: instance, deadline: deadline
@@ -143,13 +170,15 @@ struct RequestExecution {
 
             let outcome = await send(
                 request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline,
-                followRedirects: authoriser == nil, tried: &tried
+                followRedirects: authoriser == nil, attempt: attempt, tried: &tried
             )
             switch outcome {
             case .success(let response):
                 counters.sent += response.metrics.bytesSent
                 counters.received += response.metrics.bytesReceived
                 counters.status = response.status
+                counters.redirects += response.metrics.redirects
+                trace(attempt, .response(status: response.status))
                 timeline.dns = response.metrics.dns
                 timeline.connect = response.metrics.connect
                 timeline.tls = response.metrics.tls
@@ -161,6 +190,7 @@ struct RequestExecution {
                 {
                     let capped = min(asked, retry.retryAfterCap)
                     retryAfter = capped
+                    trace(attempt, .retryAfter(requested: asked, applied: retry.respectRetryAfter ? capped : .zero, key: route.endpointKey))
                     if retry.respectRetryAfter {
                         service.pause(key: route.endpointKey, until: clock.now + capped)
                         wait = capped
@@ -172,6 +202,7 @@ struct RequestExecution {
                     // a second 401 is the answer.
                     refreshed = true
                     refreshRetry = true
+                    trace(attempt, .refreshing(authoriser: instance.name))
                     await authoriser.authoriser.authorisationFailed(for: authorised)
                     let started = clock.now
                     try await RequestExecution.refresh(
@@ -181,7 +212,7 @@ struct RequestExecution {
                     continue
                 }
 
-                if let at = nextAttempt(after: .status(response.status), wait: wait) {
+                if let at = nextAttempt(after: .status(response.status), wait: wait, reason: "status \(response.status)") {
                     let before = clock.now
                     try await RequestExecution.sleep(until: at, url: request.url)
                     timeline.backoffWait += clock.now - before
@@ -193,20 +224,24 @@ struct RequestExecution {
                     guard redirectsLeft > 0 else {
                         throw CourierError(.tooManyRedirects, "more than \(RequestExecution.maxRedirects) redirects", url: request.url)
                     }
+                    counters.redirects += 1
                     return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)
                 }
                 timeline.done = clock.now
                 return Response(
                     status: response.status, headers: response.headers, body: response.body, url: response.url,
                     attempts: attempt, retryAfter: retryAfter, addressesTried: tried, timeline: timeline,
-                    bytesSent: counters.sent, bytesReceived: counters.received, userInfo: request.userInfo
+                    bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
+                    userInfo: request.userInfo
                 )
 
             case .failure(let error):
+                counters.sent += error.bytesSent
+                counters.received += error.bytesReceived
                 if error.kind == .cancelled || Task.isCancelled {
                     throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
                 }
-                if let at = nextAttempt(after: RequestExecution.condition(for: error), wait: nil) {
+                if let at = nextAttempt(after: RequestExecution.condition(for: error), wait: nil, reason: "\(error.kind): \(error.message)") {
                     let before = clock.now
                     try await RequestExecution.sleep(until: at, url: request.url)
                     timeline.backoffWait += clock.now - before
@@ -222,14 +257,20 @@ struct RequestExecution {
     /// failure moves on to the next target.
     private func send(
         _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
-        followRedirects: Bool, tried: inout [String]
+        followRedirects: Bool, attempt: Int, tried: inout [String]
     ) async -> Result<HTTPResponse, CourierError> {
         let clock = ContinuousClock()
         let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
             + route.fallbacks.map { ($0, HostAddress(host: $0.host, port: $0.port ?? url.port).description) }
         let now = clock.now
         var candidates = all.filter { !service.isCoolingDown($0.1, now: now) }
-        if candidates.isEmpty { candidates = all }
+        if candidates.isEmpty {
+            candidates = all
+        } else if candidates.count < all.count {
+            for (_, label) in all where !candidates.contains(where: { $0.1 == label }) {
+                trace(attempt, .coolingDown(target: label))
+            }
+        }
         var last = CourierError(.connect, "no connect target", url: request.url)
         for (index, (target, label)) in candidates.enumerated() {
             let remaining = deadline - clock.now
@@ -237,6 +278,7 @@ struct RequestExecution {
                 return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
             }
             tried.append(label)
+            trace(attempt, .connecting(target: label, fallback: target != nil))
             let timeouts = TimeoutPolicy(
                 connect: min(route.timeouts.connect, remaining), idle: route.timeouts.idle, total: remaining
             )
@@ -251,6 +293,7 @@ struct RequestExecution {
             } catch {
                 last = error
                 guard RequestExecution.isUnreachable(error) else { return .failure(error) }
+                trace(attempt, .unreachable(target: label, error: error))
                 service.markFailed(label, now: clock.now)
                 if index == candidates.count - 1 { return .failure(error) }
             }

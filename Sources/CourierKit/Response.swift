@@ -19,9 +19,18 @@ public struct Response: Sendable {
     public var bytesSent: Int64
     /// Bytes read from the wire, headers included, summed over attempts.
     public var bytesReceived: Int64
+    /// Redirects followed on the way to this response.
+    public var redirects: Int
     /// The request's ``Request/userInfo``.
     public var userInfo: [String: String]
 
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// An `http-status` error for a 4xx or 5xx status (after the route's retries), nil otherwise: what a
+    /// delegate's error callback gets with the response.
+    public var error: CourierError? {
+        guard status >= 400 else { return nil }
+        return CourierError(.httpStatus, "the server answered \(status)", url: url.description)
+    }
 }

@@ -65,10 +65,13 @@ public final class HTTPClient: Sendable {
             while let chunk = try await response.body.nextChunk() {
                 guard body.count + chunk.count <= configuration.maxBodyBytes else {
                     response.body.cancel()
-                    throw CourierError(
+                    var failure = CourierError(
                         .bodyTooLarge, "the body is larger than \(configuration.maxBodyBytes) bytes",
                         url: response.url.description
                     )
+                    failure.bytesSent = response.body.metrics.bytesSent
+                    failure.bytesReceived = response.body.metrics.bytesReceived
+                    throw failure
                 }
                 body.append(contentsOf: chunk)
             }
@@ -146,7 +149,10 @@ public final class HTTPClient: Sendable {
                 return StreamingResponse(head: head, url: current.url, body: reader)
             }
         } catch {
-            throw CourierError.from(error, url: current.url.description, deadline: deadline, timeouts: timeouts)
+            var failure = CourierError.from(error, url: current.url.description, deadline: deadline, timeouts: timeouts)
+            failure.bytesSent = metrics.bytesSent
+            failure.bytesReceived = metrics.bytesReceived
+            throw failure
         }
     }
 

@@ -83,13 +83,17 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
         } catch {
             let received = connection.bytesReceived
             _ = connection.fail(.init(error))
-            state.withLock { s in
+            let metrics = state.withLock { s in
                 s.metrics.bytesReceived += received
                 s.connection = nil
                 s.finished = true
+                return s.metrics
             }
             pool.release(connection, reusable: false)
-            throw CourierError.from(error, url: url.description, deadline: deadline, timeouts: nil)
+            var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: nil)
+            failure.bytesSent = metrics.bytesSent
+            failure.bytesReceived = metrics.bytesReceived
+            throw failure
         }
     }
 
@@ -100,6 +104,7 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
                 s.connection = nil
                 s.finished = true
             }
+            if let connection = s.connection { s.metrics.bytesReceived += connection.bytesReceived }
             return s.connection
         }
         if let connection {
