@@ -3,6 +3,10 @@ import CourierCore
 /// The data loader a view or view model owns: it loads requests through the policy of its service, for the
 /// user of its factory. All its requests in flight are cancelled by ``cancelAll()`` and when it is freed; their
 /// callers resume at once with a `cancelled` error.
+///
+/// Three ways to consume a request, with the same policy behaviour: `await` the whole response with
+/// ``load(_:)``, iterate its events with ``stream(_:)``, or get SPTDataLoader-style callbacks with
+/// ``load(_:delegate:)`` (or one completion with ``load(_:completion:)``).
 public final class DataLoader: Sendable {
     /// The factory (the user) this loader belongs to.
     public let factory: DataLoaderFactory
@@ -24,7 +28,8 @@ public final class DataLoader: Sendable {
     ///   cancellation (`cancelled`, at once).
     public func load(_ request: Request) async throws(CourierError) -> Response {
         let tracker = self.tracker
-        let (id, shot) = tracker.start(RequestExecution(factory: factory, request: request, queued: .now))
+        let shot = OneShot<Result<Response, CourierError>>()
+        let id = tracker.start(execution(request), deliver: shot.resume)
         return try await withTaskCancellationHandler {
             await shot.wait()
         } onCancel: {
@@ -38,9 +43,33 @@ public final class DataLoader: Sendable {
     public func load(
         _ request: Request, completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
     ) -> LoadHandle {
-        let (id, shot) = tracker.start(RequestExecution(factory: factory, request: request, queued: .now))
+        let shot = OneShot<Result<Response, CourierError>>()
+        let id = tracker.start(execution(request), deliver: shot.resume)
         Task { completion(await shot.wait()) }
-        return LoadHandle(id: id, tracker: tracker)
+        return LoadHandle(id: id, tracker: tracker, request: request)
+    }
+
+    /// Starts a request whose head, body chunks and retries are delivered as ``LoadEvent``s as they happen,
+    /// with backpressure. See ``LoadStream``.
+    public func stream(_ request: Request) -> LoadStream {
+        let channel = LoadChannel()
+        let id = tracker.start(execution(request, events: channel), deliver: channel.finish)
+        return LoadStream(handle: LoadHandle(id: id, tracker: tracker, request: request), channel: channel)
+    }
+
+    /// Starts a request whose progress and outcome go to `delegate`, with exactly one terminal callback (see
+    /// ``DataLoaderDelegate``). The body is collected into the final response (up to the transport's body
+    /// limit) unless ``Request/deliversChunks`` asks for chunks.
+    @discardableResult
+    public func load(_ request: Request, delegate: any DataLoaderDelegate) -> LoadHandle {
+        let channel = LoadChannel()
+        let id = tracker.start(execution(request, events: channel), deliver: channel.finish)
+        let handle = LoadHandle(id: id, tracker: tracker, request: request)
+        let limit = factory.service.client.configuration.maxBodyBytes
+        Task {
+            await DataLoader.drive(channel, handle: handle, delegate: delegate, bodyLimit: limit)
+        }
+        return handle
     }
 
     /// Cancels every request in flight; the loader stays usable for new ones.
@@ -50,4 +79,58 @@ public final class DataLoader: Sendable {
 
     /// Requests in flight.
     public var activeRequests: Int { tracker.count }
+
+    private func execution(_ request: Request, events: LoadChannel? = nil) -> RequestExecution {
+        RequestExecution(factory: factory, request: request, queued: .now, events: events)
+    }
+
+    /// Turns a request's events into delegate callbacks, ending with exactly one terminal callback.
+    private static func drive(
+        _ channel: LoadChannel, handle: LoadHandle, delegate: any DataLoaderDelegate, bodyLimit: Int
+    ) async {
+        let chunks = handle.request.deliversChunks
+        var body: [UInt8] = []
+        var overflowed = false
+        do {
+            while let event = try await channel.next() {
+                switch event {
+                case .response(let head):
+                    body.removeAll()
+                    delegate.didReceiveInitialResponse(head, for: handle)
+                case .chunk(let bytes):
+                    if chunks {
+                        delegate.didReceiveDataChunk(bytes, for: handle)
+                    } else if !overflowed {
+                        guard body.count + bytes.count <= bodyLimit else {
+                            // The outcome is this error (the first one wins), then the request stops.
+                            overflowed = true
+                            channel.finish(.failure(CourierError(
+                                .bodyTooLarge, "the body is larger than \(bodyLimit) bytes", url: handle.request.url
+                            )))
+                            handle.cancel()
+                            continue
+                        }
+                        body.append(contentsOf: bytes)
+                    }
+                case .retrying(let attempt, let reason):
+                    body.removeAll()
+                    delegate.willRetry(handle, attempt: attempt, reason: reason)
+                case .finished(var response):
+                    if !chunks { response.body = body }
+                    if let error = response.error {
+                        delegate.didReceiveErrorResponse(response, error: error, for: handle)
+                    } else {
+                        delegate.didReceiveSuccessfulResponse(response, for: handle)
+                    }
+                    return
+                }
+            }
+        } catch {
+            if error.kind == .cancelled {
+                delegate.didCancel(handle)
+            } else {
+                delegate.didReceiveErrorResponse(nil, error: error, for: handle)
+            }
+        }
+    }
 }

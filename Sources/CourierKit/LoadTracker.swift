@@ -1,13 +1,16 @@
 import CourierCore
 import Synchronization
 
-/// A loader's requests in flight: each is a task plus the one-shot its caller waits on. Cancelling a request
-/// cancels its task and resumes its caller at once with a `cancelled` error, whatever the task is doing. The
-/// tasks hold the tracker, never the loader, so a loader can be freed while its requests run.
+/// A loader's requests in flight: each is a task plus the function that delivers its outcome to its caller (a
+/// one-shot, a stream's channel). Cancelling a request cancels its task and delivers a `cancelled` error at once,
+/// whatever the task is doing; the delivery functions keep only the first outcome. The tasks hold the
+/// tracker, never the loader, so a loader can be freed while its requests run.
 final class LoadTracker: Sendable {
+    typealias Deliver = @Sendable (Result<Response, CourierError>) -> Void
+
     private struct Entry {
         var task: Task<Void, Never>
-        var shot: OneShot<Result<Response, CourierError>>
+        var deliver: Deliver
         var url: String
     }
 
@@ -19,27 +22,24 @@ final class LoadTracker: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts `execution` on a new task; returns its id and the one-shot that delivers its result.
-    func start(_ execution: RequestExecution) -> (Int, OneShot<Result<Response, CourierError>>) {
-        let shot = OneShot<Result<Response, CourierError>>()
+    /// Starts `execution` on a new task that hands its outcome to `deliver`; returns the request's id. When
+    /// the loader is closed the request is not started and `deliver` gets a `cancelled` error at once.
+    func start(_ execution: RequestExecution, deliver: @escaping Deliver) -> Int {
         let url = execution.request.url
-        let id: Int? = state.withLock { s in
-            guard !s.closed else { return nil }
+        let (id, started) = state.withLock { s -> (Int, Bool) in
             s.next += 1
             let id = s.next
+            guard !s.closed else { return (id, false) }
             let task = Task { [self] in
                 let result = await execution.run()
-                shot.resume(result)
+                deliver(result)
                 self.remove(id)
             }
-            s.entries[id] = Entry(task: task, shot: shot, url: url)
-            return id
+            s.entries[id] = Entry(task: task, deliver: deliver, url: url)
+            return (id, true)
         }
-        guard let id else {
-            shot.resume(.failure(CourierError(.cancelled, "the loader was cancelled", url: url)))
-            return (0, shot)
-        }
-        return (id, shot)
+        if !started { deliver(.failure(CourierError(.cancelled, "the loader was cancelled", url: url))) }
+        return id
     }
 
     private func remove(_ id: Int) {
@@ -50,7 +50,7 @@ final class LoadTracker: Sendable {
     func cancel(_ id: Int) {
         guard let entry = state.withLock({ $0.entries.removeValue(forKey: id) }) else { return }
         entry.task.cancel()
-        entry.shot.resume(.failure(CourierError(.cancelled, "the request was cancelled", url: entry.url)))
+        entry.deliver(.failure(CourierError(.cancelled, "the request was cancelled", url: entry.url)))
     }
 
     /// Cancels every request in flight; with `close`, later requests are refused as cancelled too.
@@ -63,7 +63,7 @@ final class LoadTracker: Sendable {
         }
         for entry in entries.values {
             entry.task.cancel()
-            entry.shot.resume(.failure(CourierError(.cancelled, "the loader was cancelled", url: entry.url)))
+            entry.deliver(.failure(CourierError(.cancelled, "the loader was cancelled", url: entry.url)))
         }
     }
 

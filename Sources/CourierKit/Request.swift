@@ -11,6 +11,12 @@ public struct Request: Sendable {
     public var headers: HTTPHeaders
     /// The body bytes (nil for none).
     public var body: [UInt8]?
+    /// A body produced while it is sent, chunked; used instead of ``body`` when set.
+    public var bodyStream: RequestBodyStream?
+    /// Whether a delegate gets the body in chunks as they arrive (``DataLoaderDelegate/didReceiveDataChunk(_:for:)``)
+    /// instead of whole in the final response; for large downloads. ``DataLoader/stream(_:)`` always delivers
+    /// chunks and ``DataLoader/load(_:)`` always collects the body.
+    public var deliversChunks: Bool
     /// Overrides the route's total deadline (every attempt and back-off included).
     public var timeout: Duration?
     /// Overrides the route's maximum number of attempts (the first included); at least 1.
@@ -26,6 +32,8 @@ public struct Request: Sendable {
         method: HTTPMethod = .get,
         headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8]? = nil,
+        bodyStream: RequestBodyStream? = nil,
+        deliversChunks: Bool = false,
         timeout: Duration? = nil,
         maxAttempts: Int? = nil,
         userInfo: [String: String] = [:],
@@ -35,6 +43,8 @@ public struct Request: Sendable {
         self.method = method
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
+        self.deliversChunks = deliversChunks
         self.timeout = timeout
         self.maxAttempts = maxAttempts
         self.userInfo = userInfo

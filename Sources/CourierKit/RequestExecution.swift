@@ -3,6 +3,10 @@ import CourierHTTP1
 import CourierPosix
 import CourierTransport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs one request through its policy route: rate limit, authoriser, fallbacks, retries with back-off inside
 /// the total deadline and the service's retry budget, Retry-After, a single refresh after a 401.
 struct RequestExecution {
@@ -10,11 +14,14 @@ struct RequestExecution {
     let request: Request
     let queued: ContinuousClock.Instant
     let trace: LoaderTracer
+    /// Where a streamed request's head, chunks and retries go (nil: the body is read whole).
+    let events: LoadChannel?
 
-    init(factory: DataLoaderFactory, request: Request, queued: ContinuousClock.Instant) {
+    init(factory: DataLoaderFactory, request: Request, queued: ContinuousClock.Instant, events: LoadChannel? = nil) {
         self.factory = factory
         self.request = request
         self.queued = queued
+        self.events = events
         self.trace = factory.service.makeTracer(url: request.url)
     }
 
@@ -127,6 +134,42 @@ struct RequestExecution {
             }
         }
 
+        /// Tells a stream's consumer that attempt `attempt + 1` follows.
+        func announceRetry(reason: String) async throws(CourierError) {
+            guard let events else { return }
+            guard await events.send(.retrying(attempt: attempt + 1, reason: reason)) else {
+                throw CourierError(.cancelled, "the request was cancelled", url: request.url)
+            }
+        }
+
+        /// Announces the retry to a stream and waits for its instant.
+        func waitForRetry(until at: ContinuousClock.Instant, reason: String) async throws(CourierError) {
+            try await announceRetry(reason: reason)
+            let before = clock.now
+            try await RequestExecution.sleep(until: at, url: request.url)
+            timeline.backoffWait += clock.now - before
+        }
+
+        /// Counts a failed attempt's bytes and returns once the next attempt may start, or throws the failure
+        /// when it is final (or `cancelled`).
+        func retryOrThrow(_ error: CourierError) async throws(CourierError) {
+            counters.sent += error.bytesSent
+            counters.received += error.bytesReceived
+            if error.kind == .cancelled || Task.isCancelled {
+                throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
+            }
+            let reason = "\(error.kind): \(error.message)"
+            guard let at = nextAttempt(after: RequestExecution.condition(for: error), wait: nil, reason: reason) else {
+                throw error
+            }
+            try await waitForRetry(until: at, reason: reason)
+        }
+
+        func count(_ metrics: RequestMetrics) {
+            counters.sent += metrics.bytesSent
+            counters.received += metrics.bytesReceived
+        }
+
         while true {
             attempt += 1
             counters.attempt += 1
@@ -173,19 +216,20 @@ struct RequestExecution {
                 followRedirects: authoriser == nil, attempt: attempt, tried: &tried
             )
             switch outcome {
-            case .success(let response):
-                counters.sent += response.metrics.bytesSent
-                counters.received += response.metrics.bytesReceived
-                counters.status = response.status
-                counters.redirects += response.metrics.redirects
-                trace(attempt, .response(status: response.status))
-                timeline.dns = response.metrics.dns
-                timeline.connect = response.metrics.connect
-                timeline.tls = response.metrics.tls
-                timeline.firstByte = response.metrics.timeToFirstByte
+            case .success(let exchange):
+                let metrics = exchange.metrics
+                // A whole response's figures are final; a streaming one's are counted when its body ends.
+                if case .whole = exchange { count(metrics) }
+                counters.status = exchange.status
+                counters.redirects += metrics.redirects
+                trace(attempt, .response(status: exchange.status))
+                timeline.dns = metrics.dns
+                timeline.connect = metrics.connect
+                timeline.tls = metrics.tls
+                timeline.firstByte = metrics.timeToFirstByte
 
                 var wait: Duration?
-                if response.status >= 300, let value = response.headers["retry-after"],
+                if exchange.status >= 300, let value = exchange.headers["retry-after"],
                     let asked = RetryAfter.delay(value, now: service.wallClock())
                 {
                     let capped = min(asked, retry.retryAfterCap)
@@ -197,12 +241,14 @@ struct RequestExecution {
                     }
                 }
 
-                if response.status == 401, let authoriser, let instance = route.authoriser, !refreshed {
+                if exchange.status == 401, let authoriser, let instance = route.authoriser, !refreshed {
                     // One refresh (shared with the other requests that got a 401 meanwhile) and one more attempt;
                     // a second 401 is the answer.
                     refreshed = true
                     refreshRetry = true
+                    if case .streaming = exchange { count(await exchange.discard()) }
                     trace(attempt, .refreshing(authoriser: instance.name))
+                    try await announceRetry(reason: "status 401 (credentials refreshed)")
                     await authoriser.authoriser.authorisationFailed(for: authorised)
                     let started = clock.now
                     try await RequestExecution.refresh(
@@ -212,42 +258,49 @@ struct RequestExecution {
                     continue
                 }
 
-                if let at = nextAttempt(after: .status(response.status), wait: wait, reason: "status \(response.status)") {
-                    let before = clock.now
-                    try await RequestExecution.sleep(until: at, url: request.url)
-                    timeline.backoffWait += clock.now - before
+                let reason = "status \(exchange.status)"
+                if let at = nextAttempt(after: .status(exchange.status), wait: wait, reason: reason) {
+                    if case .streaming = exchange { count(await exchange.discard()) }
+                    try await waitForRetry(until: at, reason: reason)
                     continue
                 }
-                if authoriser != nil, let next = try redirect(from: request, url: url, response: response) {
+                if authoriser != nil, let next = try redirect(from: request, url: url, exchange: exchange) {
                     // An authorised route's redirects are followed here, not by the transport, so that the next
                     // hop gets the credentials of its own route (if any) and never this authoriser's headers.
+                    if case .streaming = exchange { count(await exchange.discard()) }
                     guard redirectsLeft > 0 else {
                         throw CourierError(.tooManyRedirects, "more than \(RequestExecution.maxRedirects) redirects", url: request.url)
                     }
                     counters.redirects += 1
                     return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)
                 }
+
+                var body: [UInt8] = []
+                switch exchange {
+                case .whole(let response):
+                    body = response.body
+                case .streaming(let response):
+                    switch await deliver(response, attempt: attempt) {
+                    case .success(let final):
+                        count(final)
+                    case .failure(let error):
+                        // The body broke off: the consumer already has part of it, so the stream is told which
+                        // attempt starts the body again.
+                        try await retryOrThrow(error)
+                        continue
+                    }
+                }
                 timeline.done = clock.now
                 return Response(
-                    status: response.status, headers: response.headers, body: response.body, url: response.url,
+                    status: exchange.status, headers: exchange.headers, body: body, url: exchange.url,
                     attempts: attempt, retryAfter: retryAfter, addressesTried: tried, timeline: timeline,
                     bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
                     userInfo: request.userInfo
                 )
 
             case .failure(let error):
-                counters.sent += error.bytesSent
-                counters.received += error.bytesReceived
-                if error.kind == .cancelled || Task.isCancelled {
-                    throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
-                }
-                if let at = nextAttempt(after: RequestExecution.condition(for: error), wait: nil, reason: "\(error.kind): \(error.message)") {
-                    let before = clock.now
-                    try await RequestExecution.sleep(until: at, url: request.url)
-                    timeline.backoffWait += clock.now - before
-                    continue
-                }
-                throw error
+                try await retryOrThrow(error)
+                continue
             }
         }
     }
@@ -258,7 +311,7 @@ struct RequestExecution {
     private func send(
         _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
         followRedirects: Bool, attempt: Int, tried: inout [String]
-    ) async -> Result<HTTPResponse, CourierError> {
+    ) async -> Result<AttemptExchange, CourierError> {
         let clock = ContinuousClock()
         let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
             + route.fallbacks.map { ($0, HostAddress(host: $0.host, port: $0.port ?? url.port).description) }
@@ -282,14 +335,25 @@ struct RequestExecution {
             let timeouts = TimeoutPolicy(
                 connect: min(route.timeouts.connect, remaining), idle: route.timeouts.idle, total: remaining
             )
+            let body: HTTPRequest.Body
+            if let stream = request.bodyStream {
+                body = .stream(stream.makeStream())
+            } else {
+                body = request.body.map { .bytes($0) } ?? .none
+            }
             let httpRequest = HTTPRequest(
-                method: request.method, url: url, headers: headers, body: request.body.map { .bytes($0) } ?? .none,
+                method: request.method, url: url, headers: headers, body: body,
                 timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target
             )
             do {
-                let response = try await service.client.execute(httpRequest)
+                let exchange: AttemptExchange
+                if events != nil {
+                    exchange = .streaming(try await service.client.stream(httpRequest))
+                } else {
+                    exchange = .whole(try await service.client.execute(httpRequest))
+                }
                 service.markWorking(label)
-                return .success(response)
+                return .success(exchange)
             } catch {
                 last = error
                 guard RequestExecution.isUnreachable(error) else { return .failure(error) }
@@ -303,11 +367,11 @@ struct RequestExecution {
 
     /// The next hop when `response` is a redirect: the caller's own headers (never the authoriser's), without
     /// credentials when it leaves the origin.
-    private func redirect(from request: Request, url: HTTPURL, response: HTTPResponse) throws(CourierError) -> Request? {
+    private func redirect(from request: Request, url: HTTPURL, exchange: AttemptExchange) throws(CourierError) -> Request? {
         let next: Redirect?
         do {
             next = try RedirectRule.next(
-                status: response.status, method: request.method, url: url, location: response.headers["location"]
+                status: exchange.status, method: request.method, url: url, location: exchange.headers["location"]
             )
         } catch {
             throw CourierError(.protocol, "the server sent a bad redirect", url: request.url, cause: error)
@@ -317,8 +381,36 @@ struct RequestExecution {
         hop.url = next.url.description
         hop.method = next.method
         hop.headers = next.headers(from: request.headers)
-        if !next.keepsBody { hop.body = nil }
+        if !next.keepsBody {
+            hop.body = nil
+            hop.bodyStream = nil
+        }
         return hop
+    }
+
+    /// Delivers a final attempt's head and body to the stream's consumer, at the consumer's pace. Returns the
+    /// exchange's figures, or the failure (`cancelled` when the consumer is gone).
+    private func deliver(_ response: StreamingResponse, attempt: Int) async -> Result<RequestMetrics, CourierError> {
+        guard let events else { return .success(response.body.metrics) }
+        let head = ResponseHead(status: response.status, headers: response.headers, url: response.url, attempt: attempt)
+        guard await events.send(.response(head)) else {
+            response.body.cancel()
+            return .failure(CourierError(.cancelled, "the request was cancelled", url: request.url))
+        }
+        do {
+            while let chunk = try await response.body.nextChunk() {
+                guard await events.send(.chunk(Array(chunk))) else {
+                    response.body.cancel()
+                    var error = CourierError(.cancelled, "the request was cancelled", url: request.url)
+                    error.bytesSent = response.body.metrics.bytesSent
+                    error.bytesReceived = response.body.metrics.bytesReceived
+                    return .failure(error)
+                }
+            }
+        } catch {
+            return .failure(error)
+        }
+        return .success(response.body.metrics)
     }
 
     // MARK: - Helpers
@@ -338,7 +430,11 @@ struct RequestExecution {
         case .resolve, .connect: return .connectError
         case .timeout: return .timeout
         case .protocol:
+            // The connection broke after the request went out: closed early, reset, or a broken pipe.
             if let cause = error.cause as? ConnectionError, case .closed = cause.kind { return .connectionLost }
+            if let cause = error.cause as? SystemCallError, [ECONNRESET, EPIPE, ECONNABORTED].contains(cause.errno) {
+                return .connectionLost
+            }
             return error.message.contains("closed") ? .connectionLost : nil
         default: return nil
         }

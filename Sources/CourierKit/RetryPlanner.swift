@@ -69,7 +69,9 @@ struct RetryPlanner {
         using random: inout some RandomNumberGenerator
     ) -> Decision {
         guard case .attempting = state else { return .giveUp(.notRetryable) }
-        guard let condition, retry.conditions.contains(condition) else { return finish(.notRetryable) }
+        // A failure the route does not retry leaves the planner as it was: a streamed response whose status
+        // was fine can still break off in its body, and that failure gets its own decision.
+        guard let condition, retry.conditions.contains(condition) else { return .giveUp(.notRetryable) }
         guard retriesAllowed else { return finish(.methodNotRetryable) }
         guard countedAttempts < maxAttempts else { return finish(.attemptsExhausted) }
         let backoff = retry.backoff.delay(beforeRetry: retries + 1, previous: previousBackoff, using: &random)

@@ -1,0 +1,62 @@
+import CourierCore
+import CourierTransport
+
+/// One attempt's response as the transport gave it: read whole (``DataLoader/load(_:)``), or a head whose body
+/// is still on the wire (the streaming and delegate APIs).
+enum AttemptExchange: Sendable {
+    case whole(HTTPResponse)
+    case streaming(StreamingResponse)
+
+    var status: Int {
+        switch self {
+        case .whole(let r): return r.status
+        case .streaming(let r): return r.status
+        }
+    }
+
+    var headers: HTTPHeaders {
+        switch self {
+        case .whole(let r): return r.headers
+        case .streaming(let r): return r.headers
+        }
+    }
+
+    var url: HTTPURL {
+        switch self {
+        case .whole(let r): return r.url
+        case .streaming(let r): return r.url
+        }
+    }
+
+    /// The transport's figures so far: final for a whole response; for a streaming one, the bytes received
+    /// grow until its body ends.
+    var metrics: RequestMetrics {
+        switch self {
+        case .whole(let r): return r.metrics
+        case .streaming(let r): return r.body.metrics
+        }
+    }
+
+    /// Reads and drops the body of a response that will not be delivered (a retried status, a 401, a
+    /// redirect), so its connection can be reused: up to 64 KiB, beyond which the connection is closed instead.
+    /// Returns the exchange's final figures.
+    func discard() async -> RequestMetrics {
+        guard case .streaming(let r) = self else { return metrics }
+        var drained = 0
+        do {
+            while let chunk = try await r.body.nextChunk() {
+                drained += chunk.count
+                if drained > 64 * 1024 {
+                    r.body.cancel()
+                    break
+                }
+            }
+        } catch {
+            var m = r.body.metrics
+            m.bytesSent = max(m.bytesSent, error.bytesSent)
+            m.bytesReceived = max(m.bytesReceived, error.bytesReceived)
+            return m
+        }
+        return r.body.metrics
+    }
+}

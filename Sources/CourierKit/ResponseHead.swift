@@ -1,0 +1,19 @@
+import CourierCore
+
+/// The head of the response an attempt got, delivered before its body by the streaming and delegate APIs.
+public struct ResponseHead: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    /// The URL that answered (after redirects).
+    public var url: HTTPURL
+    /// Which attempt this is (1 for the first). A head with a higher attempt number than one seen before
+    /// means the earlier attempt's body was cut off and this one starts the body again from its first byte.
+    public var attempt: Int
+
+    public init(status: Int, headers: HTTPHeaders, url: HTTPURL, attempt: Int) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.attempt = attempt
+    }
+}
