@@ -272,3 +272,72 @@ import Testing
         return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
     }
 }
+
+/// Each jitter curve as the loader draws it against a failing loopback server: the delays it plans (from its
+/// trace) stay within the curve's bounds and grow from retry to retry, and the server sees the attempts at
+/// least that far apart.
+@Suite struct LoaderJitterTests {
+    @Test(arguments: ["none", "full", "equal", "decorrelated"])
+    func eachJitterCurveKeepsItsBoundsAndGrows(_ jitter: String) async throws {
+        let server = try TestServer { _, _ in Reply(status: 503) }
+        let service = try makeService("""
+            version: 1
+            services:
+              api:
+                hosts: [127.0.0.1]
+                retry:
+                  max-attempts: 5
+                  on: [503]
+                  backoff: { initial: 20ms, multiplier: 2, max: 120ms, jitter: \(jitter) }
+                  budget: { ratio: 1, min-per-second: 1000 }
+            """)
+        let planned = Mutex<[String: [Double]]>([:])
+        service.addTraceObserver { event in
+            if case .retrying(_, let delay) = event.kind {
+                planned.withLock { $0[event.url, default: []].append(delay.seconds) }
+            }
+        }
+        let loader = service.makeFactory().makeLoader()
+        let samples = 8
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<samples {
+                group.addTask {
+                    let response = try await loader.load(Request(url: server.url("/j/\(i)")))
+                    #expect(response.status == 503 && response.attempts == 5)
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        let base = [0.020, 0.040, 0.080, 0.120]  // initial × 2^(n-1), capped at max
+        let plans = planned.withLock { $0 }
+        #expect(plans.count == samples)
+        for (url, delays) in plans {
+            #expect(delays.count == 4, "\(url): \(delays)")
+            for (n, d) in delays.enumerated() {
+                let ms = 0.0005  // rounding slack
+                switch jitter {
+                case "none": #expect(abs(d - base[n]) < ms, "retry \(n + 1): \(d)")
+                case "full": #expect(d >= 0 && d <= base[n] + ms, "retry \(n + 1): \(d)")
+                case "equal": #expect(d >= base[n] / 2 - ms && d <= base[n] + ms, "retry \(n + 1): \(d)")
+                default:
+                    let previous = n == 0 ? 0.020 : delays[n - 1]
+                    #expect(d >= 0.020 - ms && d <= min(0.120, 3 * previous) + ms, "retry \(n + 1): \(d) after \(previous)")
+                }
+            }
+            // The server saw each retry no sooner than its planned delay.
+            let arrivals = server.requests.filter { $0.requestLine.contains(url.dropFirst(url.count - 4)) }.map(\.received)
+            if arrivals.count == 5 {
+                for n in 0..<4 {
+                    #expect((arrivals[n + 1] - arrivals[n]).seconds >= delays[n] - 0.002)
+                }
+            }
+        }
+        // Growth: over the samples the later retries wait longer than the first, for every curve.
+        let first = plans.values.map { $0[0] }.reduce(0, +) / Double(samples)
+        let last = plans.values.map { $0[3] }.reduce(0, +) / Double(samples)
+        // (Decorrelated jitter grows from the previous draw and is capped early, so it is only asked to grow.)
+        let factor = jitter == "decorrelated" ? 1.0 : 1.5
+        #expect(last > first * factor, "mean first delay \(first) s, mean fourth \(last) s")
+    }
+}
