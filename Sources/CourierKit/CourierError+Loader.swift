@@ -4,6 +4,9 @@ extension CourierError.Kind {
     /// An authoriser failed to authorise a request or to refresh its credentials, or timed out doing so.
     public static let authorisation = CourierError.Kind(rawValue: "authorisation")
 
+    /// The factory is offline (``DataLoaderFactory/isOffline``): the request was not sent.
+    public static let offline = CourierError.Kind(rawValue: "offline")
+
     /// The server answered with an error status (4xx or 5xx) after the route's retries: ``Response/error``.
     public static let httpStatus = CourierError.Kind(rawValue: "http-status")
 }

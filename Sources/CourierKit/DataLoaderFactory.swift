@@ -26,7 +26,8 @@ public final class DataLoaderFactory: Sendable {
         )
     }
 
-    /// While true, every request fails at once with a `policy` error saying the loader is offline.
+    /// While true, every request fails at once with an `offline` error, before anything is sent (once the cache
+    /// exists, cached responses will be served instead). Requests already in flight finish.
     public var isOffline: Bool {
         get { offline.withLock { $0 } }
         set { offline.withLock { $0 = newValue } }

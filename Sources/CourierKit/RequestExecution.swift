@@ -67,7 +67,7 @@ struct RequestExecution {
     ) async throws(CourierError) -> Response {
         let clock = ContinuousClock()
         if factory.isOffline {
-            throw CourierError(.policy, "the loader is offline: no request is sent", url: request.url)
+            throw CourierError(.offline, "the loader is offline: no request is sent", url: request.url)
         }
         guard let url = HTTPURL(request.url) else {
             throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)

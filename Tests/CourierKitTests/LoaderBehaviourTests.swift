@@ -329,7 +329,7 @@ extension Result where Failure == CourierError {
             _ = try await loader.load(Request(url: server.url("/x")))
             Issue.record("an offline loader sent a request")
         } catch {
-            #expect(error.kind == .policy)
+            #expect(error.kind == .offline)
             #expect(error.message.contains("offline"))
         }
         #expect(server.requests.isEmpty)
