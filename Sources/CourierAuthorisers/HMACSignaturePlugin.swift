@@ -13,8 +13,8 @@ import CourierCore
 ///     <hex SHA-256 of the body>                  lower-case; the empty body's digest when there is none
 ///
 /// and sends `<header>: keyId="<key-id>",algorithm="hmac-sha256",headers="host date",signature="<base64 MAC>"`.
-/// A signed header the request lacks is an `unsignable-request` error, not an empty line. A streamed body
-/// (``AuthorisationRequest/body`` nil) is signed as empty.
+/// A signed header the request lacks is an `unsignable-request` error, not an empty line; so is a streamed
+/// body (``AuthorisationRequest/hasStreamedBody``), whose digest is not known before it is sent.
 public enum HMACSignaturePlugin: AuthoriserPlugin {
     public static let descriptor = BuiltInAuthoriserTypes.hmacSignature
 

@@ -45,6 +45,12 @@ final class HMACSigner: Authoriser {
             }
             lines.append("\(name):\(values.joined(separator: ", "))")
         }
+        guard !request.hasStreamedBody else {
+            throw AuthoriserError(
+                .unsignableRequest, "the body is streamed, so its digest is not known before sending; send it as bytes",
+                authoriser: self.name
+            )
+        }
         lines.append(SHA256.hex(SHA256.hash(request.body ?? [])))
         return lines.joined(separator: "\n")
     }

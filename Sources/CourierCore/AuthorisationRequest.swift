@@ -9,8 +9,15 @@ public struct AuthorisationRequest: Sendable {
     public var headers: HTTPHeaders
     /// The body when it is known up front (nil for no body or a streamed one); used for signatures.
     public var body: [UInt8]?
+    /// Whether the body is streamed as it is sent (``body`` is nil then, though the request has one): an
+    /// authoriser that signs the body must refuse such a request rather than sign the wrong bytes.
+    public var hasStreamedBody: Bool
 
-    public init(method: HTTPMethod = .get, url: HTTPURL, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]? = nil) {
+    public init(
+        method: HTTPMethod = .get, url: HTTPURL, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]? = nil,
+        hasStreamedBody: Bool = false
+    ) {
+        self.hasStreamedBody = hasStreamedBody
         self.method = method
         self.url = url
         self.headers = headers

@@ -192,7 +192,10 @@ struct RequestExecution {
 
             var sendURL = url
             var sendHeaders = headers
-            var authorised = AuthorisationRequest(method: request.method, url: url, headers: headers, body: request.body)
+            var authorised = AuthorisationRequest(
+                method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
+                hasStreamedBody: request.bodyStream != nil
+            )
             var seenEpoch = 0
             if let authoriser, let instance = route.authoriser {
                 let started = clock.now

@@ -59,6 +59,17 @@ import Testing
         }
     }
 
+    @Test func aStreamedBodyIsRefusedRatherThanSignedAsEmpty() async throws {
+        let authoriser = try signer("hmac-sha256", signed: ["host", "date"])
+        var request = AuthorisationRequest(method: .put, url: HTTPURL("https://h/upload")!, hasStreamedBody: true)
+        await #expect {
+            try await authoriser.authorise(&request)
+        } throws: { error in
+            (error as? AuthoriserError)?.kind == .unsignableRequest && "\(error)".contains("streamed")
+        }
+        #expect(request.headers["authorization"] == nil && request.headers["signature"] == nil)
+    }
+
     @Test func badSettingsAreRefused() {
         let context = AuthoriserContext(secrets: .system(environment: ["S": "x"]), httpClient: Unreachable(), clock: { 0 })
         let bad: [[String: PolicyValue]] = [
