@@ -4,6 +4,7 @@ import CourierPosix
 import CourierTestSupport
 import CourierTransport
 import Foundation
+import Synchronization
 import Testing
 
 /// Byte i of the peer's bodies is i % 251.
@@ -198,13 +199,21 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         defer { peer.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
+        let progress = Atomic<Int>(0)
         let task = Task {
             let response = try await client.stream(HTTPRequest(url: url(peer.url("/slow/2000?delay_ms=5"))))
             var received = 0
-            for try await chunk in response.body { received += chunk.count }
+            for try await chunk in response.body {
+                received += chunk.count
+                progress.store(received, ordering: .relaxed)
+            }
             return received
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel mid-body (not while connecting, when the new connection may rightly stay pooled), however
+        // slowly the machine starts the peer.
+        let started = ContinuousClock.now + .seconds(10)
+        while progress.load(ordering: .relaxed) == 0 && ContinuousClock.now < started { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
         let cancelledAt = ContinuousClock.now
         task.cancel()
         do {
