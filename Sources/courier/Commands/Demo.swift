@@ -19,7 +19,10 @@ extension CourierCommand {
         @Option(help: "The policy file the requests go through.")
         var policy = "policies/demo.yaml"
 
-        @Flag(name: .customLong("no-color"), help: "No ANSI colours (the default when standard output is not a terminal).")
+        @Flag(
+            name: .customLong("no-color"),
+            help: "No ANSI colours (also the case when standard output is not a terminal or NO_COLOR is set)."
+        )
         var noColor = false
 
         func run() async throws {
@@ -29,7 +32,8 @@ extension CourierCommand {
                 )
                 throw ExitCode(2)
             }
-            let runner = DemoRunner(policyPath: policy, color: !noColor && isatty(1) == 1)
+            let color = !noColor && isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR", default: ""].isEmpty
+            let runner = DemoRunner(policyPath: policy, color: color)
             let checks: DemoChecks
             do {
                 checks = try await runner.run()
