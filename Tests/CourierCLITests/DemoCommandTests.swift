@@ -67,7 +67,7 @@ import Testing
         let r = try await CourierProcess.run(["demo", "--policy", file.path], in: dir, timeout: 30)
         #expect(r.status == 1, "stdout:\n\(r.stdout)")
         #expect(r.stdout.contains("Retry-After 1000ms ignored (the route does not respect it)"))
-        #expect(r.stdout.contains("- 429 with Retry-After: the retry comes a second later (got: "))
+        #expect(r.stdout.contains("- 429 with Retry-After: the retry comes 1s later (got: "))
         #expect(r.stdout.contains("- 429 with Retry-After: the trace shows Retry-After 1s applied to the endpoint"))
         // Only that scenario failed.
         #expect(lines(r.stdout, containing: "ok:", "checks").count == 4)

@@ -61,15 +61,14 @@ struct DemoRunner {
             loader.cancelAll()
         }
         var checks = DemoChecks()
-        var responses: [Response] = []
-        let steps: [(String, @Sendable (String, inout DemoChecks) async -> [Response])] = [
+        let steps: [(String, @Sendable (String, inout DemoChecks) async -> Void)] = [
             ("rate limit pacing", scenarios.pacing), ("429 with Retry-After", scenarios.retryAfter),
             ("503 and back-off", scenarios.serviceUnavailable), ("401 and one refresh", scenarios.refresh),
             ("fallback", scenarios.fallback),
         ]
         for (name, step) in steps {
             let before = checks.count
-            responses += await step(name, &checks)
+            await step(name, &checks)
             let failed = checks.failures(in: name)
             if failed.isEmpty {
                 printer.note("  ok: \(checks.count - before) checks", good: true)
@@ -83,14 +82,17 @@ struct DemoRunner {
         let totals = tally.current
         let records = upstream.records
         await upstream.stop()
-        let attempts = responses.reduce(0) { $0 + $1.attempts }
+        // Requests and attempts as the trace numbered them; bytes as the consumption observer counted them.
+        let events = printer.events
+        let requests = Set(events.map(\.request)).count
+        let attempts = Set(events.filter { $0.attempt > 0 }.map { "\($0.request).\($0.attempt)" }).count
         printer.section(
             "Summary",
-            "\(totals.requests) requests, \(attempts) attempts (answered ones), \(totals.bytesSent) bytes sent and "
-                + "\(totals.bytesReceived) received (headers included, from the consumption observer); the upstream "
-                + "answered \(records.count) requests, \(records.filter { $0.path == "/oauth/token" }.count) of them token requests."
+            "\(requests) requests, \(attempts) attempts, \(totals.bytesSent) bytes sent and \(totals.bytesReceived) received "
+                + "(headers included, every attempt, from the consumption observer) in \(DemoScenarios.ms(ContinuousClock.now - origin)); "
+                + "the upstream answered \(records.count) requests, \(records.filter { $0.path == "/oauth/token" }.count) of them token requests."
         )
-        checks.expect(totals.requests == responses.count, "summary", "one consumption report per request", "\(totals.requests) reports for \(responses.count) responses")
+        checks.expect(totals.requests == requests, "summary", "one consumption report per request", "\(totals.requests) reports for \(requests) requests")
         if checks.passed {
             printer.note("All five scenarios behaved as the policy says (\(checks.count) checks).", good: true)
         } else {
