@@ -46,9 +46,12 @@ struct DemoRunner {
             "COURIER_DEMO_PORT": String(upstream.port), "COURIER_DEMO_REFRESH_TOKEN": refreshToken,
         ])
         let loader = factory.makeLoader()
-        let scenarios = DemoScenarios(loader: loader, printer: printer, upstream: upstream, port: upstream.port, graph: service.graph)
+        let scenarios = DemoScenarios(
+            loader: loader, printer: printer, upstream: upstream, port: upstream.port, graph: service.graph
+        )
 
-        printer.note("courier demo: upstream on 127.0.0.1:\(upstream.port) (nothing listens on [::1]:\(upstream.port)), policy \(policyPath)")
+        let port = upstream.port
+        printer.note("courier demo: upstream on 127.0.0.1:\(port) (nothing listens on [::1]:\(port)), policy \(policyPath)")
         printer.note("Each line: time since the start, request number, attempt, then what the loader decided and why.")
         printer.note("'upstream:' lines are the server's side of the same exchange.")
 
@@ -86,13 +89,18 @@ struct DemoRunner {
         let events = printer.events
         let requests = Set(events.map(\.request)).count
         let attempts = Set(events.filter { $0.attempt > 0 }.map { "\($0.request).\($0.attempt)" }).count
+        let tokenRequests = records.filter { $0.path == "/oauth/token" }.count
         printer.section(
             "Summary",
             "\(requests) requests, \(attempts) attempts, \(totals.bytesSent) bytes sent and \(totals.bytesReceived) received "
-                + "(headers included, every attempt, from the consumption observer) in \(DemoScenarios.ms(ContinuousClock.now - origin)); "
-                + "the upstream answered \(records.count) requests, \(records.filter { $0.path == "/oauth/token" }.count) of them token requests."
+                + "(headers included, every attempt, from the consumption observer) in "
+                + "\(DemoScenarios.ms(ContinuousClock.now - origin)); the upstream answered \(records.count) requests, "
+                + "\(tokenRequests) of them token requests."
         )
-        checks.expect(totals.requests == requests, "summary", "one consumption report per request", "\(totals.requests) reports for \(requests) requests")
+        checks.expect(
+            totals.requests == requests, "summary", "one consumption report per request",
+            "\(totals.requests) reports for \(requests) requests"
+        )
         if checks.passed {
             printer.note("All five scenarios behaved as the policy says (\(checks.count) checks).", good: true)
         } else {
@@ -107,7 +115,10 @@ struct DemoRunner {
     static func checkShape(of graph: PolicyGraph) throws(DemoError) -> String? {
         let catalogue = graph.route(for: HTTPURL("http://127.0.0.1:1/search")!)
         guard let limit = catalogue.rateLimit, limit.burst <= 3 else {
-            throw .policyShape("127.0.0.1/search has no rate limit with a burst of 3 or less (the pacing scenario needs two of five requests to wait)")
+            throw .policyShape(
+                "127.0.0.1/search has no rate limit with a burst of 3 or less (the pacing scenario needs two of five "
+                    + "requests to wait)"
+            )
         }
         guard catalogue.retry.maxAttempts >= 3 else {
             throw .policyShape("127.0.0.1 allows \(catalogue.retry.maxAttempts) attempts; the 503 scenario needs 3")

@@ -25,12 +25,14 @@ struct DemoScenarios: Sendable {
                 + "requests per second with a burst of \(limit.burst), so \(waiting) of them wait their turn (in arrival order)."
         )
         let results = await loadAll((1...count).map { Request(url: "\(catalogue)/search?q=\($0)") })
-        _ = expectSuccess(results, name, &checks)
+        expectSuccess(results, name, &checks)
         let waits = printer.events { $0.hasPrefix("\(catalogue)/search") }.filter {
             if case .rateLimited = $0.kind { return true } else { return false }
         }
         // One fewer, in case a slow machine started one of them after a token had come back.
-        checks.expect(waits.count >= waiting - 1, name, "at least \(waiting - 1) of the five wait for the rate limit", "\(waits.count) waited")
+        checks.expect(
+            waits.count >= waiting - 1, name, "at least \(waiting - 1) of the five wait for the rate limit", "\(waits.count) waited"
+        )
         let arrivals = upstream.records.filter { $0.path == "/search" }.map(\.at)
         if let first = arrivals.min(), let last = arrivals.max() {
             checks.expect(
@@ -76,7 +78,8 @@ struct DemoScenarios: Sendable {
         printer.section(
             "3. 503 twice, then 200",
             "The policy retries 503 with exponential back-off: base \(DurationFormat.format(backoff.initial)), "
-                + "times \(DemoScenarios.number(backoff.multiplier)) per retry, with \(backoff.jitter) jitter (\(DemoScenarios.explain(backoff.jitter)))."
+                + "times \(DemoScenarios.number(backoff.multiplier)) per retry, with \(backoff.jitter) jitter "
+                + "(\(DemoScenarios.explain(backoff.jitter)))."
         )
         let responses = expectSuccess([await load(Request(url: url))], name, &checks)
         checks.expect(responses.first?.attempts == 3, name, "three attempts", "\(responses.first?.attempts ?? 0)")
@@ -92,19 +95,29 @@ struct DemoScenarios: Sendable {
     func refresh(_ name: String, _ checks: inout DemoChecks) async {
         printer.section(
             "4. 401, then one shared token refresh",
-            "Four requests to localhost need an OAuth 2 token. The upstream revokes the first token it issues, so they get 401; they share ONE refresh (over plain http: allow-plain-http) and retry."
+            "Four requests to localhost need an OAuth 2 token. The upstream revokes the first token it issues, so they "
+                + "get 401; they share ONE refresh (over plain http: allow-plain-http) and retry."
         )
         let base = "http://localhost:\(port)/me"
         let results = await loadAll((1...4).map { Request(url: "\(base)?n=\($0)") })
         let responses = expectSuccess(results, name, &checks)
-        checks.expect(upstream.tokensIssued == 2, name, "two tokens issued in all: the first, and ONE refresh shared by every 401", "\(upstream.tokensIssued) issued")
+        checks.expect(
+            upstream.tokensIssued == 2, name, "two tokens issued in all: the first, and ONE refresh shared by every 401",
+            "\(upstream.tokensIssued) issued"
+        )
         let unauthorised = upstream.records.filter { $0.path == "/me" && $0.status == 401 }.count
         checks.expect(unauthorised >= 1, name, "the upstream refuses the revoked token", "\(unauthorised) refusals")
         let refreshing = printer.events { $0.hasPrefix(base) }.filter {
             if case .refreshing = $0.kind { return true } else { return false }
         }
-        checks.expect(refreshing.count == unauthorised, name, "the trace shows a refresh decision for each 401", "\(refreshing.count) for \(unauthorised)")
-        checks.expect(responses.allSatisfy { $0.attempts <= 2 }, name, "at most one retry per request", responses.map { "\($0.attempts)" }.joined(separator: ","))
+        checks.expect(
+            refreshing.count == unauthorised, name, "the trace shows a refresh decision for each 401",
+            "\(refreshing.count) for \(unauthorised)"
+        )
+        checks.expect(
+            responses.allSatisfy { $0.attempts <= 2 }, name, "at most one retry per request",
+            responses.map { "\($0.attempts)" }.joined(separator: ",")
+        )
     }
 
     /// `[::1]` refuses connections: the first request falls back to 127.0.0.1 with its Host header; the
@@ -114,13 +127,20 @@ struct DemoScenarios: Sendable {
         let fallback = "127.0.0.1:\(port)"
         printer.section(
             "5. Unreachable primary, working fallback",
-            "Nothing listens on \(primary); the policy's fallback for [::1] is 127.0.0.1 (same port). The Host header stays [::1]. The second request skips the primary while it cools down."
+            "Nothing listens on \(primary); the policy's fallback for [::1] is 127.0.0.1 (same port). The Host header "
+                + "stays [::1]. The second request skips the primary while it cools down."
         )
         let url = "http://\(primary)/status"
         let first = expectSuccess([await load(Request(url: "\(url)?n=1"))], name, &checks)
-        checks.expect(first.first?.addressesTried == [primary, fallback], name, "the first request tries \(primary), then \(fallback)", first.first.map { "\($0.addressesTried)" } ?? "no response")
+        checks.expect(
+            first.first?.addressesTried == [primary, fallback], name, "the first request tries \(primary), then \(fallback)",
+            first.first.map { "\($0.addressesTried)" } ?? "no response"
+        )
         let second = expectSuccess([await load(Request(url: "\(url)?n=2"))], name, &checks)
-        checks.expect(second.first?.addressesTried == [fallback], name, "the second request goes straight to \(fallback)", second.first.map { "\($0.addressesTried)" } ?? "no response")
+        checks.expect(
+            second.first?.addressesTried == [fallback], name, "the second request goes straight to \(fallback)",
+            second.first.map { "\($0.addressesTried)" } ?? "no response"
+        )
         let skipped = printer.events { $0 == "\(url)?n=2" }.contains {
             if case .coolingDown(let target) = $0.kind { return target == primary }
             return false
@@ -158,7 +178,10 @@ struct DemoScenarios: Sendable {
     }
 
     /// Checks that every result is a 200 and returns the responses.
-    private func expectSuccess(_ results: [Result<Response, CourierError>], _ name: String, _ checks: inout DemoChecks) -> [Response] {
+    @discardableResult
+    private func expectSuccess(
+        _ results: [Result<Response, CourierError>], _ name: String, _ checks: inout DemoChecks
+    ) -> [Response] {
         var responses: [Response] = []
         for result in results {
             switch result {

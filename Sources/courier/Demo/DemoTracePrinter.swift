@@ -57,7 +57,8 @@ final class DemoTracePrinter: Sendable {
 
     /// A request the upstream answered.
     func upstream(_ record: UpstreamRecord) {
-        write("\(stamp(record.at))  \(pad("", 4)) \(pad("", 5))  ", "upstream: \(record.line) -> \(record.status), \(record.note)", style: .dim)
+        let prefix = "\(stamp(record.at))  \(pad("", 4)) \(pad("", 5))  "
+        write(prefix, "upstream: \(record.line) -> \(record.status), \(record.note)", style: .dim)
     }
 
     /// A scenario's heading and what it shows.

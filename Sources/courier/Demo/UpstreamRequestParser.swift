@@ -34,14 +34,14 @@ struct UpstreamRequestParser {
             guard let end = UpstreamRequestParser.headEnd(in: buffer) else {
                 guard buffer.count <= UpstreamRequestParser.maxHeadBytes else {
                     state = .done
-                    throw UpstreamRequestError(status: 431, message: "the request head is longer than \(UpstreamRequestParser.maxHeadBytes) bytes")
+                    throw UpstreamRequestParser.headTooLong
                 }
                 state = .head(buffer: buffer)
                 return nil
             }
             guard end <= UpstreamRequestParser.maxHeadBytes else {
                 state = .done
-                throw UpstreamRequestError(status: 431, message: "the request head is longer than \(UpstreamRequestParser.maxHeadBytes) bytes")
+                throw UpstreamRequestParser.headTooLong
             }
             let request: UpstreamRequest
             let length: Int
@@ -74,6 +74,10 @@ struct UpstreamRequestParser {
         state = .body(request: request, length: length)
         return nil
     }
+
+    private static let headTooLong = UpstreamRequestError(
+        status: 431, message: "the request head is longer than \(maxHeadBytes) bytes"
+    )
 
     /// The index of the CRLF CRLF that ends the head, if it has arrived.
     private static func headEnd(in buffer: [UInt8]) -> Int? {
