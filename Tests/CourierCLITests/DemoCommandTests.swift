@@ -1,8 +1,13 @@
 import CourierCore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import courier
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `courier demo` as a user runs it: the built binary, from the repository root, against the upstream it starts
 /// itself on loopback.
@@ -239,5 +244,132 @@ import Testing
     @Test func repliesCarryTheirLengthAndCloseTheConnection() {
         let wire = String(decoding: UpstreamReply.text(429, "slow down", headers: ["Retry-After": "1"]).serialized, as: UTF8.self)
         #expect(wire == "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 10\r\nConnection: close\r\n\r\nslow down\n")
+    }
+}
+
+/// The upstream's I/O owner, from a raw blocking client: real bytes on a real loopback socket.
+@Suite(.timeLimit(.minutes(1))) struct DemoUpstreamTests {
+    /// A blocking client socket on 127.0.0.1:`port` whose reads give up after two seconds. Its calls run on a
+    /// thread of their own (``blocking(_:)``), never on one of Swift concurrency's few cooperative threads, which
+    /// the upstream's own tasks need.
+    final class RawClient: @unchecked Sendable {
+        struct ConnectFailed: Error {
+            var errno: Int32
+        }
+
+        let fd: Int32
+
+        init(port: Int) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw ConnectFailed(errno: errno) }
+            var tv = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                let failure = ConnectFailed(errno: errno)
+                close(fd)
+                throw failure
+            }
+        }
+
+        deinit { close(fd) }
+
+        func send(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        /// Everything until the server closes (closed: true; a reset counts, as closing with unread bytes sends
+        /// one) or the read timeout (closed: false), as text.
+        func readToEnd() async -> (text: String, closed: Bool) {
+            await DemoUpstreamTests.blocking { [self] in
+                var out: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n == 0 { return (String(decoding: out, as: UTF8.self), true) }
+                    if n < 0 { return (String(decoding: out, as: UTF8.self), errno == ECONNRESET) }
+                    out += buffer[..<n]
+                }
+            }
+        }
+    }
+
+    /// Runs blocking work on a new thread and resumes with its result.
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
+    /// The records the upstream reported through its callback.
+    final class Seen: Sendable {
+        let records = Mutex<[UpstreamRecord]>([])
+        func withLock<T>(_ body: ([UpstreamRecord]) -> T) -> T { records.withLock { body($0) } }
+    }
+
+    func start() async throws -> (DemoUpstream, Seen) {
+        let seen = Seen()
+        let upstream = try await DemoUpstream.start(
+            script: UpstreamScript(refreshToken: "r", clientID: nil), origin: .now,
+            onRecord: { record in seen.records.withLock { $0.append(record) } }
+        )
+        return (upstream, seen)
+    }
+
+    @Test func answersOneRequestPerConnectionWithALength() async throws {
+        let (upstream, seen) = try await start()
+        let client = try RawClient(port: upstream.port)
+        client.send("GET /search?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let (text, closed) = await client.readToEnd()
+        await upstream.stop()
+        #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(text.contains("Content-Length: 41\r\nConnection: close\r\n\r\n{\"results\""))
+        #expect(closed)
+        #expect(seen.withLock { $0.map(\.line) } == ["GET /search?q=1"])
+        #expect(upstream.records.count == 1)
+    }
+
+    @Test func garbageGetsAClearErrorAndTheConnectionCloses() async throws {
+        let (upstream, seen) = try await start()
+        let client = try RawClient(port: upstream.port)
+        client.send("HELLO THERE\r\n\r\n")
+        let (text, closed) = await client.readToEnd()
+        // The upstream keeps serving after a bad request.
+        let next = try RawClient(port: upstream.port)
+        next.send("GET /nope HTTP/1.1\r\n\r\n")
+        let (notFound, _) = await next.readToEnd()
+        await upstream.stop()
+        #expect(text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(text.hasSuffix("the request line is not 'METHOD /target HTTP/1.1'\n"))
+        #expect(closed)
+        #expect(notFound.hasPrefix("HTTP/1.1 404 "))
+        #expect(seen.withLock { $0.map(\.status) } == [400, 404])
+    }
+
+    @Test func stopEndsIdleAndHalfSentConnectionsAtOnce() async throws {
+        let (upstream, _) = try await start()
+        let idle = try RawClient(port: upstream.port)
+        let halfSent = try RawClient(port: upstream.port)
+        halfSent.send("POST /oauth/token HTTP/1.1\r\nContent-Length: 100\r\n\r\nonly part")
+        // Let the upstream accept both (bounded: 200 × 10ms).
+        for _ in 0..<200 where upstream.openConnections < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(upstream.openConnections == 2)
+        let started = ContinuousClock.now
+        await upstream.stop()
+        #expect(ContinuousClock.now - started < .seconds(2), "stop() waited for the idle connections' read timeout")
+        #expect(await idle.readToEnd() == ("", true))
+        #expect(await halfSent.readToEnd() == ("", true))
+        #expect(upstream.records.isEmpty)
+        // Nothing listens any more.
+        #expect(throws: (any Error).self) { try RawClient(port: upstream.port) }
     }
 }

@@ -95,6 +95,9 @@ final class DemoUpstream: Sendable {
     /// Every request answered so far, in arrival order.
     var records: [UpstreamRecord] { script.withLock { $0.records } }
 
+    /// Connections accepted and not yet closed.
+    var openConnections: Int { open.withLock { $0.connections.count } }
+
     /// Access tokens the token endpoint issued.
     var tokensIssued: Int { script.withLock { $0.tokensIssued } }
 
