@@ -62,7 +62,7 @@ let package = Package(
                 // re-exported module changes (swift-package-manager#10483), and release builds inline across
                 // modules, so a stale executable could allocate objects of an old size.
                 "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
-                "CourierAuthorisers",
+                "CourierAuthorisers", "CourierPosix",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -11,13 +11,14 @@ import Foundation
 struct CourierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
-        abstract: "Lint, explain and document Courier policy files, and fetch URLs with Courier's HTTP client.",
+        abstract: "Lint, explain and document Courier policy files, fetch URLs with Courier's HTTP client, and demo the data loader.",
         discussion: """
             Exit status for lint, explain and schema: 0 success; 1 the policy has errors (or warnings with
-            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch').
+            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch'). demo:
+            0 every scenario behaved as expected, 1 one did not, 2 it could not run.
             """,
         version: "0.1.0",
-        subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self]
+        subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self, Demo.self]
     )
 
     /// Parses the command line and runs the chosen command, exiting with the contract's status.
