@@ -24,11 +24,12 @@ final class AuthoriserSlot: Sendable {
     /// Successful refreshes so far; a request notes it before it is authorised.
     var epoch: Int { state.withLock { $0.epoch } }
 
-    /// Refreshes unless a refresh finished after `seen`; joins a refresh already running.
-    func refresh(after seen: Int, url: String) async throws(CourierError) {
-        let task: Task<Result<Void, CourierError>, Never>? = state.withLock { s in
-            if s.epoch > seen { return nil }
-            if let running = s.inFlight { return running }
+    /// Starts a refresh unless one finished after `seen` (nil then) or one is running (joined); the caller
+    /// awaits the returned task.
+    func beginRefresh(after seen: Int, url: String) -> (LoaderEvent.RefreshRole, Task<Result<Void, CourierError>, Never>?) {
+        state.withLock { s in
+            if s.epoch > seen { return (.alreadyRefreshed, nil) }
+            if let running = s.inFlight { return (.joined, running) }
             let authoriser = self.authoriser
             let name = self.name
             let task = Task { [self] () -> Result<Void, CourierError> in
@@ -45,10 +46,8 @@ final class AuthoriserSlot: Sendable {
                 return result
             }
             s.inFlight = task
-            return task
+            return (.started, task)
         }
-        guard let task else { return }
-        try await task.value.get()
     }
 
     private func finish(succeeded: Bool) {

@@ -24,9 +24,11 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
         /// The server asked for `requested` with Retry-After; the endpoint key pauses for `applied` (the policy's
         /// cap), or 0 when the route does not respect Retry-After.
         case retryAfter(requested: Duration, applied: Duration, key: EndpointKey)
-        /// A 401 came back: the authoriser refreshes its credentials (shared with other requests) before one
-        /// more attempt.
-        case refreshing(authoriser: String)
+        /// A 401 came back: the authoriser's credentials are refreshed before one more attempt. `role` says
+        /// whether this request started the refresh, joined one under way, or found the credentials already
+        /// replaced since it was authorised (single flight: however many requests get a 401 together, one
+        /// starts the refresh).
+        case refreshing(authoriser: String, role: RefreshRole)
         /// The attempt failed with `reason` and the request is tried again after `delay` (back-off or
         /// Retry-After, whichever is longer).
         case retrying(reason: String, delay: Duration)
@@ -34,6 +36,16 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
         case givingUp(reason: String, why: String)
         /// The request finished with a response (`status`) or an error.
         case finished(status: Int?, error: CourierError?)
+    }
+
+    /// A request's part in a credentials refresh.
+    public enum RefreshRole: Sendable, Hashable {
+        /// This request started the refresh.
+        case started
+        /// A refresh was already under way; this request waits for it.
+        case joined
+        /// A refresh finished after this request was authorised; it retries with the new credentials.
+        case alreadyRefreshed
     }
 
     /// The service-wide number of the request (1, 2, …), the same for every event of one request.
@@ -80,8 +92,12 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
             if applied == .zero { return "Retry-After \(LoaderEvent.short(requested)) ignored (the route does not respect it)" }
             let capped = applied < requested ? " (capped by the policy)" : ""
             return "Retry-After \(LoaderEvent.short(requested)): pausing \(key) for \(LoaderEvent.short(applied))\(capped)"
-        case .refreshing(let name):
+        case .refreshing(let name, .started):
             return "401: refreshing '\(name)' and trying once more"
+        case .refreshing(let name, .joined):
+            return "401: joining the refresh of '\(name)' under way, then trying once more"
+        case .refreshing(let name, .alreadyRefreshed):
+            return "401: '\(name)' was refreshed since this request was authorised; trying once more"
         case .retrying(let reason, let delay):
             return "retrying in \(LoaderEvent.short(delay)) after \(reason)"
         case .givingUp(let reason, let why):

@@ -250,13 +250,14 @@ struct RequestExecution {
                     refreshed = true
                     refreshRetry = true
                     if case .streaming = exchange { count(await exchange.discard()) }
-                    trace(attempt, .refreshing(authoriser: instance.name))
-                    try await announceRetry(reason: "status 401 (credentials refreshed)")
                     await authoriser.authoriser.authorisationFailed(for: authorised)
+                    let (role, refresh) = authoriser.beginRefresh(after: seenEpoch, url: request.url)
+                    trace(attempt, .refreshing(authoriser: instance.name, role: role))
+                    try await announceRetry(reason: "status 401 (credentials refreshed)")
                     let started = clock.now
-                    try await RequestExecution.refresh(
-                        authoriser, after: seenEpoch, instance: instance, deadline: deadline, url: request.url
-                    )
+                    if let refresh {
+                        try await RequestExecution.awaitRefresh(refresh, instance: instance, deadline: deadline, url: request.url)
+                    }
                     timeline.authoriserWait += clock.now - started
                     continue
                 }
@@ -471,14 +472,15 @@ struct RequestExecution {
         }.get()
     }
 
-    static func refresh(
-        _ slot: AuthoriserSlot, after seen: Int, instance: AuthoriserInstance, deadline: ContinuousClock.Instant,
-        url: String
+    /// Waits for a (shared) refresh, bounded by the authoriser's timeout and the deadline.
+    static func awaitRefresh(
+        _ refresh: Task<Result<Void, CourierError>, Never>, instance: AuthoriserInstance,
+        deadline: ContinuousClock.Instant, url: String
     ) async throws(CourierError) {
         let name = instance.name
         _ = try await race(timeout: min(instance.timeout, deadline - .now), url: url, what: "authoriser '\(name)' did not refresh") {
             () async throws(CourierError) -> Bool in
-            try await slot.refresh(after: seen, url: url)
+            try await refresh.value.get()
             return true
         }.get()
     }

@@ -114,6 +114,13 @@ struct DemoScenarios: Sendable {
             refreshing.count == unauthorised, name, "the trace shows a refresh decision for each 401",
             "\(refreshing.count) for \(unauthorised)"
         )
+        let starters = refreshing.filter {
+            if case .refreshing(_, .started) = $0.kind { return true } else { return false }
+        }
+        checks.expect(
+            starters.count == 1, name, "one request starts the refresh; the others join it or find it done",
+            "\(starters.count) started one"
+        )
         checks.expect(
             responses.allSatisfy { $0.attempts <= 2 }, name, "at most one retry per request",
             responses.map { "\($0.attempts)" }.joined(separator: ",")
