@@ -78,10 +78,8 @@ import Testing
     }
 
     @Test func connectAndProtocolFailuresAreReported() async throws {
-        let refused = try ScriptedServer { _ in }
-        let port = refused.port
-        refused.stop()
-        let result = try await CourierProcess.run(["fetch", "--json-report", "-", "http://127.0.0.1:\(port)/"])
+        let refused = try ClosedPort()
+        let result = try await CourierProcess.run(["fetch", "--json-report", "-", refused.url("/")])
         #expect(result.status == 7)
         let line = try #require(try reports(result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.joined(separator: "\n")).first)
         let error = try #require(line["error"] as? [String: Any])

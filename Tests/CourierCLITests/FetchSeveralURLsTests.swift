@@ -88,12 +88,10 @@ import Testing
             request.path.hasSuffix("404") ? RecordingServer.Reply(status: 404, body: "missing", delay: .milliseconds(300)) : RecordingServer.Reply()
         }
         defer { server.stop() }
-        let refused = try ScriptedServer { _ in }
-        let closedPort = refused.port
-        refused.stop()
+        let refused = try ClosedPort()
         // The 404 (exit 22 with --fail) finishes after the refused connect (exit 7), but comes first in the list.
         let result = try await CourierProcess.run(
-            ["fetch", "--fail", "--parallel", "3", "--json-report", "-", server.url("/ok"), server.url("/404"), "http://127.0.0.1:\(closedPort)/"]
+            ["fetch", "--fail", "--parallel", "3", "--json-report", "-", server.url("/ok"), server.url("/404"), refused.url("/")]
         )
         #expect(result.status == 22, "\(result.stderr)")
         #expect(result.stdout == "ok")

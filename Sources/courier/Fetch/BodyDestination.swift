@@ -1,9 +1,9 @@
 import Foundation
 
 /// Where one URL's output (the `-i` head, then the body) goes: its `-o` file or standard output.
-struct BodyDestination: @unchecked Sendable {
-    /// The file (or standard output); `FileHandle` is thread-safe for writes, and only one URL writes to a
-    /// handle at a time.
+struct BodyDestination: Sendable {
+    /// The file (or standard output). Only one URL writes to a handle at a time: a shared handle is either
+    /// written by URLs running one after another, or buffered.
     let handle: FileHandle
     /// Whether the output is held in memory and written when every URL before it is done. True when the handle
     /// is shared with other URLs (standard output, or a file given to `-o` more than once) and URLs run in
