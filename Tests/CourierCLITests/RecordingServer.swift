@@ -39,6 +39,7 @@ final class RecordingServer: Sendable {
         var requests: [Received] = []
         var inFlight = 0
         var maxInFlight = 0
+        var lastAnswer: ContinuousClock.Instant?
     }
 
     /// The log, shared by the connection threads and the test.
@@ -71,7 +72,10 @@ final class RecordingServer: Sendable {
                 var text = "HTTP/1.1 \(reply.status) Scripted\r\nContent-Length: \(reply.body.utf8.count)\r\n"
                 for (name, value) in reply.headers { text += "\(name): \(value)\r\n" }
                 connection.write(text + "\r\n" + reply.body)
-                log.withLock { $0.inFlight -= 1 }
+                log.withLock { log in
+                    log.inFlight -= 1
+                    log.lastAnswer = .now
+                }
             }
         }
         self.log = log
@@ -81,6 +85,14 @@ final class RecordingServer: Sendable {
     var requests: [Received] { log.withLock { $0.requests } }
     /// The most requests the server was answering at the same time.
     var maxInFlight: Int { log.withLock { $0.maxInFlight } }
+    /// From the first request's arrival to the last answer written (nil before any answer): how long the server
+    /// was busy, without the client's start-up.
+    var busySpan: Duration? {
+        log.withLock { log in
+            guard let first = log.requests.first?.at, let last = log.lastAnswer else { return nil }
+            return last - first
+        }
+    }
     var port: Int { server.port }
 
     /// `http://127.0.0.1:PORT` + path.
