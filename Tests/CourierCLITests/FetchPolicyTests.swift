@@ -90,6 +90,31 @@ import Testing
         #expect(other.requests.count == 2)
     }
 
+    @Test func anUnreachableHostFallsBackToTheNextAddressWithItsOwnHostHeader() async throws {
+        let primary = try ClosedPort()
+        let fallback = try RecordingServer()
+        defer { fallback.stop() }
+        let files = try FetchTestFiles()
+        defer { files.remove() }
+        let policy = try files.write("policy.yaml", """
+            version: 1
+            services:
+              local:
+                hosts: [localhost]
+                scheme: http
+                fallbacks: { localhost: ["127.0.0.1:\(fallback.port)"] }
+            """)
+        let result = try await CourierProcess.run(
+            ["fetch", "--policy", policy, "-v", "--json-report", "-", "http://localhost:\(primary.port)/v1/a"]
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "ok")
+        #expect(result.stderr.contains("sending to fallback 127.0.0.1:\(fallback.port)"), "\(result.stderr)")
+        #expect(fallback.requests.first?.header("host") == "localhost:\(primary.port)")
+        // Without the policy there is no fallback: the connect is refused.
+        #expect(try await CourierProcess.run(["fetch", "http://localhost:\(primary.port)/v1/a"]).status == 7)
+    }
+
     @Test func aBadPolicyExits2WithFileLineAndColumnBeforeAnyRequest() async throws {
         let server = try RecordingServer()
         defer { server.stop() }

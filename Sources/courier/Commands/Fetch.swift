@@ -8,27 +8,29 @@ extension CourierCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fetch URLs with Courier's HTTP client (curl-like), optionally through a policy.",
             discussion: """
-                Several URLs go through one client (or one data loader with --policy), one after another, or up
-                to N at a time with --parallel N. Bodies on standard output, messages and --json-report lines
-                always come out in the order the URLs were given, never interleaved (with --parallel, outputs
+                Several URLs go through one client (or one data loader with --policy), one after another, or up \
+                to N at a time with --parallel N. Bodies on standard output, messages and --json-report lines \
+                always come out in the order the URLs were given, never interleaved (with --parallel, outputs \
                 are held in memory until every URL before them is done).
 
-                The i-th -o is for the i-th URL, as in curl; URLs beyond the last -o write to standard output,
-                and '-o -' means standard output. A file named by several -o options receives those bodies in
+                The i-th -o is for the i-th URL, as in curl; URLs beyond the last -o write to standard output, \
+                and '-o -' means standard output. A file named by several -o options receives those bodies in \
                 URL order. More -o options than URLs is a usage error.
 
-                Without --policy a request is sent once (no retries), curl-like. With --policy FILE the policy
-                is compiled first (errors are printed as FILE:LINE:COLUMN and the exit status is 2, before any
-                request), and every URL goes through one data loader: the policy's rate limits, retries with
-                back-off and Retry-After, fallback addresses and authorisers apply, with ${env:...} secrets
-                taken from this process's environment. --max-time is then the request's total deadline, every
-                attempt and wait included, and the report's attempts and timings are the loader's. -v prints
+                Without --policy a request is sent once (no retries), curl-like. With --policy FILE the policy \
+                is compiled first (errors are printed as FILE:LINE:COLUMN and the exit status is 2, before any \
+                request), and every URL goes through one data loader: the policy's rate limits, retries with \
+                back-off and Retry-After, fallback addresses and authorisers apply, with ${env:...} secrets \
+                taken from this process's environment. --max-time is then the request's total deadline, every \
+                attempt and wait included, and the report's attempts and timings are the loader's. -v prints \
                 the loader's decisions to standard error as they happen.
 
-                Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400);
-                6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error,
-                47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 2 usage or policy
+                Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400); \
+                6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
+                47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 2 usage or policy \
                 error. With several URLs, the status is that of the first URL, in the order given, that failed.
+
+                More in docs/fetch.md.
                 """
         )
 
@@ -65,7 +67,7 @@ extension CourierCommand {
         @Option(name: .customLong("json-report"), help: "Write one JSON line per URL to FILE, or - for standard error.")
         var jsonReport: String?
 
-        @Option(help: ArgumentHelp("Fetch up to N URLs at a time (1 to 256; default 1).", valueName: "N"))
+        @Option(help: ArgumentHelp("Fetch up to N URLs at a time (1 to 256).", valueName: "N"))
         var parallel = 1
 
         @Option(help: ArgumentHelp("Send every request through a data loader that applies this policy file.", valueName: "file"))
