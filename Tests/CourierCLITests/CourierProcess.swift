@@ -41,10 +41,13 @@ struct CourierProcess {
         .deletingLastPathComponent()
 
     /// Runs `courier arguments...` in `directory` (default: `Fixtures/`) and waits at most `timeout` seconds.
+    /// `environment` adds to (or replaces in) this process's environment for the child.
     ///
     /// The wait is asynchronous (the process's termination handler resumes it), so a test running the binary
     /// never blocks one of Swift concurrency's few cooperative threads, on which other suites' timers depend.
-    static func run(_ arguments: [String], in directory: URL = fixtures, timeout: Double = 30) async throws -> Result {
+    static func run(
+        _ arguments: [String], in directory: URL = fixtures, timeout: Double = 30, environment extra: [String: String] = [:]
+    ) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appending(path: "courier-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -65,6 +68,7 @@ struct CourierProcess {
         // A fixed width, so argument-parser's usage text wraps the same way everywhere.
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
+        environment.merge(extra) { $1 }
         process.environment = environment
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))

@@ -15,11 +15,16 @@ import Testing
         defer { peer.stop() }
         let out = FileManager.default.temporaryDirectory.appending(path: "fetch-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: out) }
-        let result = try await CourierProcess.run(["fetch", "-o", out.path, peer.url("/bytes/300"), peer.url("/gzip/1000"), "--json-report", "-"])
+        let second = out.appendingPathExtension("2")
+        defer { try? FileManager.default.removeItem(at: second) }
+        let result = try await CourierProcess.run(
+            ["fetch", "-o", out.path, "-o", second.path, peer.url("/bytes/300"), peer.url("/gzip/1000"), "--json-report", "-"]
+        )
         #expect(result.status == 0)
-        // Both bodies, in order, the second decoded.
-        let expected = (0..<300).map { UInt8($0 % 251) } + (0..<1000).map { UInt8($0 % 251) }
-        #expect(try Data(contentsOf: out) == Data(expected))
+        // One -o per URL, as in curl; the second body decoded.
+        #expect(try Data(contentsOf: out) == Data((0..<300).map { UInt8($0 % 251) }))
+        #expect(try Data(contentsOf: second) == Data((0..<1000).map { UInt8($0 % 251) }))
+        #expect(result.stdout.isEmpty)
         let lines = try reports(result.stderr)
         #expect(lines.count == 2)
         #expect(lines[0]["url"] as? String == peer.url("/bytes/300"))
@@ -73,10 +78,8 @@ import Testing
     }
 
     @Test func connectAndProtocolFailuresAreReported() async throws {
-        let refused = try ScriptedServer { _ in }
-        let port = refused.port
-        refused.stop()
-        let result = try await CourierProcess.run(["fetch", "--json-report", "-", "http://127.0.0.1:\(port)/"])
+        let refused = try ClosedPort()
+        let result = try await CourierProcess.run(["fetch", "--json-report", "-", refused.url("/")])
         #expect(result.status == 7)
         let line = try #require(try reports(result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.joined(separator: "\n")).first)
         let error = try #require(line["error"] as? [String: Any])

@@ -3,15 +3,34 @@ import CourierKit
 import Foundation
 
 extension CourierCommand {
-    /// `courier fetch`: a curl-like client on Courier's transport.
+    /// `courier fetch`: a curl-like client on Courier's transport, or on a data loader built from a policy.
     struct Fetch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Fetch URLs with Courier's HTTP client (curl-like).",
+            abstract: "Fetch URLs with Courier's HTTP client (curl-like), optionally through a policy.",
             discussion: """
-                Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400);
-                6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error,
-                47 too many redirects, 63 body too large, 2 usage. With several URLs, the status is that of the
-                first URL that failed.
+                Several URLs go through one client (or one data loader with --policy), one after another, or up \
+                to N at a time with --parallel N. Bodies on standard output, messages and --json-report lines \
+                always come out in the order the URLs were given, never interleaved (with --parallel, outputs \
+                are held in memory until every URL before them is done).
+
+                The i-th -o is for the i-th URL, as in curl; URLs beyond the last -o write to standard output, \
+                and '-o -' means standard output. A file named by several -o options receives those bodies in \
+                URL order. More -o options than URLs is a usage error.
+
+                Without --policy a request is sent once (no retries), curl-like. With --policy FILE the policy \
+                is compiled first (errors are printed as FILE:LINE:COLUMN and the exit status is 2, before any \
+                request), and every URL goes through one data loader: the policy's rate limits, retries with \
+                back-off and Retry-After, fallback addresses and authorisers apply, with ${env:...} secrets \
+                taken from this process's environment. --max-time is then the request's total deadline, every \
+                attempt and wait included, and the report's attempts and timings are the loader's. -v prints \
+                the loader's decisions to standard error as they happen.
+
+                Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400); \
+                6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
+                47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 2 usage or policy \
+                error. With several URLs, the status is that of the first URL, in the order given, that failed.
+
+                More in docs/fetch.md.
                 """
         )
 
@@ -27,8 +46,14 @@ extension CourierCommand {
         @Option(name: [.customShort("d"), .customLong("data")], help: "A request body, or @FILE to send a file.")
         var data: String?
 
-        @Option(name: .customShort("o"), help: "Write the body to FILE instead of standard output.")
-        var output: String?
+        @Option(
+            name: .customShort("o"),
+            help: ArgumentHelp(
+                "Write the body of the next URL to FILE ('-' for standard output). Repeatable: the i-th -o is for the i-th URL.",
+                valueName: "file"
+            )
+        )
+        var outputs: [String] = []
 
         @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the response head before the body.")
         var include = false
@@ -42,13 +67,53 @@ extension CourierCommand {
         @Option(name: .customLong("json-report"), help: "Write one JSON line per URL to FILE, or - for standard error.")
         var jsonReport: String?
 
+        @Option(help: ArgumentHelp("Fetch up to N URLs at a time (1 to 256).", valueName: "N"))
+        var parallel = 1
+
+        @Option(help: ArgumentHelp("Send every request through a data loader that applies this policy file.", valueName: "file"))
+        var policy: String?
+
+        @Flag(name: [.customShort("v"), .long], help: "Print what happens to each request on standard error (the loader's trace with --policy).")
+        var verbose = false
+
         func validate() throws {
             if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time takes a positive number of seconds") }
             for h in headers where !h.contains(":") { throw ValidationError("-H takes 'Name: value', not '\(h)'") }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
+            if !(1...256).contains(parallel) { throw ValidationError("--parallel takes a number from 1 to 256") }
+            if outputs.count > urls.count {
+                throw ValidationError("\(outputs.count) -o options for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL")
+            }
         }
 
         func run() async throws {
+            let template = try makeTemplate()
+            let reportSink = try jsonReport.map(ReportSink.init)
+            let client = HTTPClient()
+            defer { client.shutdown() }
+            let fetcher: any URLFetcher
+            if let policy {
+                do {
+                    let service = try DataLoaderService(policyFile: policy, userAgent: "courier/\(CourierCommand.configuration.version)", client: client)
+                    fetcher = LoaderFetcher(service: service, template: template, verbose: verbose)
+                } catch {
+                    for diagnostic in error.diagnostics { StandardError.write(diagnostic.description) }
+                    StandardError.write("courier fetch: \(error); no request was sent")
+                    throw ExitCode(FetchExitCode.usage)
+                }
+            } else {
+                fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)
+            }
+            let runner = FetchRunner(
+                fetcher: fetcher, parallel: parallel, destinations: try makeDestinations(), reports: reportSink
+            )
+            let status = await runner.run(urls)
+            try? FileHandle.standardOutput.synchronize()
+            if status != FetchExitCode.success { throw ExitCode(status) }
+        }
+
+        /// The request every URL is sent with, from -X, -H, -d and --max-time.
+        private func makeTemplate() throws -> FetchRequestTemplate {
             let body: [UInt8]?
             if let data {
                 if data.hasPrefix("@") {
@@ -70,99 +135,38 @@ extension CourierCommand {
                     value: String(h[h.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
                 )
             }
-            let method = HTTPMethod(self.method ?? (body == nil ? "GET" : "POST"))
-            var timeouts = TimeoutPolicy.builtIn
-            if let maxTime { timeouts.total = .milliseconds(Int64(maxTime * 1000)) }
+            return FetchRequestTemplate(
+                method: HTTPMethod(self.method ?? (body == nil ? "GET" : "POST")), headers: fields, body: body,
+                maxTime: maxTime.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) }, includeHead: include,
+                failOnHTTPError: fail
+            )
+        }
 
-            let reportSink = try jsonReport.map(ReportSink.init)
-            var output: FileHandle = .standardOutput
-            if let path = self.output {
+        /// One destination per URL: its -o file (each distinct path opened once, before any request) or
+        /// standard output. Shared destinations are buffered when URLs run in parallel.
+        private func makeDestinations() throws -> [BodyDestination] {
+            var files: [String: FileHandle] = [:]
+            var handles: [FileHandle] = []
+            for (index, _) in urls.enumerated() {
+                guard index < outputs.count, outputs[index] != "-" else {
+                    handles.append(.standardOutput)
+                    continue
+                }
+                let path = outputs[index]
+                if let open = files[path] {
+                    handles.append(open)
+                    continue
+                }
                 guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
                     throw ValidationError("cannot write \(path)")
                 }
-                output = handle
+                files[path] = handle
+                handles.append(handle)
             }
-            let client = HTTPClient()
-            defer { client.shutdown() }
-            var status = FetchExitCode.success
-            for text in urls {
-                guard let url = HTTPURL(text) else {
-                    StandardError.write("courier fetch: '\(text)' is not an absolute http or https URL")
-                    reportSink?.write(FetchReport(
-                        url: text, response: nil, bodyBytes: 0, digest: nil, metrics: RequestMetrics(), total: .zero,
-                        error: CourierError(.policy, "not an absolute http or https URL")
-                    ))
-                    if status == 0 { status = FetchExitCode.usage }
-                    continue
-                }
-                let request = HTTPRequest(method: method, url: url, headers: fields, body: body.map { .bytes($0) } ?? .none, timeouts: timeouts)
-                let code = await fetchOne(request, client: client, output: output, report: reportSink)
-                if status == 0 { status = code }
-            }
-            try? output.synchronize()
-            if status != 0 { throw ExitCode(status) }
-        }
-
-        /// Fetches one URL, streams its body out, and returns its exit status.
-        private func fetchOne(_ request: HTTPRequest, client: HTTPClient, output: FileHandle, report: ReportSink?) async -> Int32 {
-            let start = ContinuousClock.now
-            var response: StreamingResponse?
-            var hasher = SHA256()
-            var bodyBytes = 0
-            do {
-                let r = try await client.stream(request)
-                response = r
-                let failed = fail && r.status >= 400
-                if include && !failed {
-                    var head = "HTTP/1.1 \(r.status) \(r.head.reason)\r\n"
-                    for field in r.headers { head += "\(field.name): \(field.value)\r\n" }
-                    output.write(Data((head + "\r\n").utf8))
-                }
-                let progress = ProgressBar(expectedBytes: r.headers["content-length"].flatMap { Int($0) })
-                while let chunk = try await r.body.nextChunk() {
-                    hasher.update(chunk)
-                    bodyBytes += chunk.count
-                    progress.advance(by: chunk.count)
-                    if !failed { output.write(Data(chunk)) }
-                }
-                progress.finish()
-                report?.write(FetchReport(
-                    url: request.url.description, response: r, bodyBytes: bodyBytes, digest: hasher.finalize(),
-                    metrics: r.body.metrics, total: ContinuousClock.now - start, error: nil
-                ))
-                if failed {
-                    StandardError.write("courier fetch: the server answered \(r.status) (\(request.url))")
-                    return FetchExitCode.httpError
-                }
-                return FetchExitCode.success
-            } catch {
-                StandardError.write("courier fetch: \(error)")
-                report?.write(FetchReport(
-                    url: request.url.description, response: response, bodyBytes: bodyBytes, digest: nil,
-                    metrics: response?.body.metrics ?? RequestMetrics(), total: ContinuousClock.now - start, error: error
-                ))
-                return FetchExitCode.code(for: error.kind)
+            return handles.map { handle in
+                let shared = handles.lazy.filter { $0 === handle }.count > 1
+                return BodyDestination(handle: handle, buffered: parallel > 1 && shared)
             }
         }
-    }
-}
-
-/// Where `--json-report` lines go: a file, or standard error for `-`.
-final class ReportSink {
-    private let handle: FileHandle
-
-    init(_ path: String) throws {
-        if path == "-" {
-            handle = .standardError
-        } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("cannot write the report to \(path)")
-            }
-            handle = h
-        }
-    }
-
-    func write(_ report: FetchReport) {
-        handle.write(Data((report.jsonLine() + "\n").utf8))
     }
 }

@@ -2,8 +2,11 @@ import CourierKit
 import Foundation
 
 /// One line of `courier fetch --json-report`: what happened to one URL.
-struct FetchReport: Encodable {
-    struct Timings: Encodable {
+///
+/// The fields are issue 3's contract; `waits` is added by `--policy` runs (the loader's waits for the rate
+/// limit, the authoriser and back-off) and is `null` without a policy.
+struct FetchReport: Encodable, Sendable {
+    struct Timings: Encodable, Sendable {
         var dns: Double?
         var connect: Double?
         var tls: Double?
@@ -11,7 +14,14 @@ struct FetchReport: Encodable {
         var total: Double?
     }
 
-    struct ErrorInfo: Encodable {
+    /// Time a `--policy` request spent waiting in the loader, in seconds, summed over its attempts.
+    struct Waits: Encodable, Sendable {
+        var rateLimit: Double
+        var authoriser: Double
+        var backoff: Double
+    }
+
+    struct ErrorInfo: Encodable, Sendable {
         var kind: String
         var message: String
     }
@@ -19,17 +29,28 @@ struct FetchReport: Encodable {
     var url: String
     var status: Int?
     /// `[name, value]` pairs in the order received.
-    var headers: [[String]]
-    var bodyBytes: Int
+    var headers: [[String]] = []
+    var bodyBytes = 0
     var bodySHA256: String?
-    var attempts: Int
-    var redirects: Int
-    var timings: Timings
-    var bytesSent: Int64
-    var bytesReceived: Int64
+    var attempts = 1
+    var redirects = 0
+    var timings = Timings()
+    var bytesSent: Int64 = 0
+    var bytesReceived: Int64 = 0
+    var waits: Waits?
     var error: ErrorInfo?
 
-    init(url: String, response: StreamingResponse?, bodyBytes: Int, digest: [UInt8]?, metrics: RequestMetrics, total: Duration, error: CourierError?) {
+    /// A URL that was never sent (it is not an absolute http or https URL, or was refused before sending).
+    init(url: String, error: CourierError?) {
+        self.url = url
+        self.error = error.map(ErrorInfo.init)
+    }
+
+    /// A request made directly on the transport (no `--policy`): `response` is nil when none arrived.
+    init(
+        url: String, response: StreamingResponse?, bodyBytes: Int, digest: [UInt8]?, metrics: RequestMetrics,
+        total: Duration, error: CourierError?
+    ) {
         self.url = url
         self.status = response?.status
         self.headers = response?.headers.map { [$0.name, $0.value] } ?? []
@@ -43,7 +64,40 @@ struct FetchReport: Encodable {
         )
         self.bytesSent = metrics.bytesSent
         self.bytesReceived = metrics.bytesReceived
-        self.error = error.map { ErrorInfo(kind: $0.kind.rawValue, message: $0.description) }
+        self.error = error.map(ErrorInfo.init)
+    }
+
+    /// A request the data loader answered (`--policy`): attempts, timings and wire counts are the loader's.
+    init(url: String, loaded response: Response) {
+        self.url = url
+        self.status = response.status
+        self.headers = response.headers.map { [$0.name, $0.value] }
+        self.bodyBytes = response.body.count
+        self.bodySHA256 = SHA256.hex(SHA256.hash(response.body))
+        self.attempts = max(1, response.attempts)
+        self.redirects = response.redirects
+        let timeline = response.timeline
+        self.timings = Timings(
+            dns: timeline.dns?.seconds, connect: timeline.connect?.seconds, tls: timeline.tls?.seconds,
+            ttfb: timeline.firstByte?.seconds, total: timeline.total.seconds
+        )
+        self.bytesSent = response.bytesSent
+        self.bytesReceived = response.bytesReceived
+        self.waits = Waits(
+            rateLimit: timeline.rateLimitWait.seconds, authoriser: timeline.authoriserWait.seconds,
+            backoff: timeline.backoffWait.seconds
+        )
+    }
+
+    /// A request the data loader failed (`--policy`) after `attempts` attempts, having moved `bytes` over the
+    /// wire, `total` after it was given to the loader.
+    init(url: String, failure: CourierError, attempts: Int, bytes: (sent: Int64, received: Int64), total: Duration) {
+        self.url = url
+        self.attempts = max(1, attempts)
+        self.timings = Timings(total: total.seconds)
+        self.bytesSent = bytes.sent
+        self.bytesReceived = bytes.received
+        self.error = ErrorInfo(failure)
     }
 
     /// One JSON line (keys in a stable order; absent values are `null`).
@@ -55,13 +109,20 @@ struct FetchReport: Encodable {
     }
 }
 
+extension FetchReport.ErrorInfo {
+    init(_ error: CourierError) {
+        self.init(kind: error.kind.rawValue, message: error.description)
+    }
+}
+
 /// Encodes optionals as explicit `null` (the report's readers expect every key).
 private struct NullPreserving: Encodable {
     let report: FetchReport
     init(_ report: FetchReport) { self.report = report }
 
     enum Keys: String, CodingKey {
-        case url, status, headers, bodyBytes, bodySHA256, attempts, redirects, timings, bytesSent, bytesReceived, error
+        case url, status, headers, bodyBytes, bodySHA256, attempts, redirects, timings, bytesSent, bytesReceived,
+            waits, error
     }
     enum TimingKeys: String, CodingKey { case dns, connect, tls, ttfb, total }
 
@@ -82,6 +143,7 @@ private struct NullPreserving: Encodable {
         try t.encode(report.timings.total, forKey: .total)
         try c.encode(report.bytesSent, forKey: .bytesSent)
         try c.encode(report.bytesReceived, forKey: .bytesReceived)
+        try c.encode(report.waits, forKey: .waits)
         try c.encode(report.error, forKey: .error)
     }
 }

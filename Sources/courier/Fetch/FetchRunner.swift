@@ -1,0 +1,67 @@
+import CourierKit
+import Foundation
+
+/// Runs the URLs of one `courier fetch` through one fetcher, up to `parallel` at a time, and writes what
+/// became of each (kept output, messages, report line) in the order the URLs were given, whatever order they
+/// finish in. With `parallel` 1 the URLs run one after another.
+struct FetchRunner {
+    let fetcher: any URLFetcher
+    /// Requests in flight at most (at least 1).
+    let parallel: Int
+    /// One per URL.
+    let destinations: [BodyDestination]
+    let reports: ReportSink?
+
+    /// Fetches every URL and returns the exit status: that of the first URL, in the order given, that asked for
+    /// one, else 0.
+    func run(_ urls: [String]) async -> Int32 {
+        precondition(destinations.count == urls.count, "one destination per URL")
+        var status = FetchExitCode.success
+        var finished: [Int: FetchOutcome] = [:]
+        var nextToWrite = 0
+        let fetcher = self.fetcher
+        let destinations = self.destinations
+
+        await withTaskGroup(of: (Int, FetchOutcome).self) { group in
+            var nextToStart = 0
+            func startNext() {
+                guard nextToStart < urls.count else { return }
+                let index = nextToStart
+                let text = urls[index]
+                let destination = destinations[index]
+                nextToStart += 1
+                group.addTask {
+                    guard let url = HTTPURL(text) else {
+                        let error = CourierError(.policy, "not an absolute http or https URL", url: text)
+                        return (
+                            index,
+                            FetchOutcome(
+                                report: FetchReport(url: text, error: error), exitStatus: FetchExitCode.usage,
+                                messages: ["courier fetch: '\(text)' is not an absolute http or https URL"]
+                            )
+                        )
+                    }
+                    return (index, await fetcher.fetch(url, index: index, into: BodyWriter(destination)))
+                }
+            }
+            for _ in 0..<max(1, parallel) { startNext() }
+            for await (index, outcome) in group {
+                finished[index] = outcome
+                // Write every outcome whose predecessors are all written; the rest wait their turn.
+                while let ready = finished.removeValue(forKey: nextToWrite) {
+                    write(ready, to: destinations[nextToWrite])
+                    if status == FetchExitCode.success { status = ready.exitStatus }
+                    nextToWrite += 1
+                }
+                startNext()
+            }
+        }
+        return status
+    }
+
+    private func write(_ outcome: FetchOutcome, to destination: BodyDestination) {
+        if !outcome.keptOutput.isEmpty { destination.handle.write(Data(outcome.keptOutput)) }
+        for message in outcome.messages { StandardError.write(message) }
+        reports?.write(outcome.report)
+    }
+}

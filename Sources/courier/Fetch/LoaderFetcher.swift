@@ -1,0 +1,64 @@
+import CourierKit
+
+/// Fetches URLs through one data loader built from `--policy`: the policy's rate limits, retries with back-off
+/// and Retry-After, fallbacks and authorisers apply, and the report's attempts, timings and wire counts are the
+/// loader's. The loader returns whole bodies, so a body is written when its response is complete.
+struct LoaderFetcher: URLFetcher {
+    let service: DataLoaderService
+    let loader: DataLoader
+    let template: FetchRequestTemplate
+    let log: LoaderRunLog
+
+    init(service: DataLoaderService, template: FetchRequestTemplate, verbose: Bool) {
+        self.service = service
+        self.loader = service.makeFactory().makeLoader()
+        self.template = template
+        self.log = LoaderRunLog(service: service, verbose: verbose)
+    }
+
+    func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
+        let request = Request(
+            url: url.description, method: template.method, headers: template.headers, body: template.body,
+            timeout: template.maxTime, sourceIdentifier: LoaderRunLog.sourceIdentifier(index)
+        )
+        let loader = self.loader
+        let start = ContinuousClock.now
+        let result: Result<Response, CourierError> = await LoaderRunLog.$index.withValue(index) {
+            do throws(CourierError) {
+                return .success(try await loader.load(request))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let response):
+            let failed = template.fails(response.status)
+            if !failed {
+                if template.includeHead {
+                    // The loader's response carries no reason phrase; the status line has an empty one.
+                    output.write(FetchRequestTemplate.head(status: response.status, reason: "", headers: response.headers))
+                }
+                output.write(response.body)
+            }
+            var outcome = FetchOutcome(
+                report: FetchReport(url: url.description, loaded: response), exitStatus: FetchExitCode.success,
+                keptOutput: output.kept
+            )
+            if failed {
+                outcome.messages.append("courier fetch: the server answered \(response.status) (\(url))")
+                outcome.exitStatus = FetchExitCode.httpError
+            }
+            return outcome
+        case .failure(let error):
+            let bytes = log.bytes(index) ?? (error.bytesSent, error.bytesReceived)
+            return FetchOutcome(
+                report: FetchReport(
+                    url: url.description, failure: error, attempts: log.attempts(index), bytes: bytes,
+                    total: ContinuousClock.now - start
+                ),
+                exitStatus: FetchExitCode.code(for: error.kind), keptOutput: output.kept,
+                messages: ["courier fetch: \(error)"]
+            )
+        }
+    }
+}
