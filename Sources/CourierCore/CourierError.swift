@@ -43,11 +43,14 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var url: String?
     /// The lower-level error, when there is one.
     public var cause: (any Error & Sendable)?
-    /// Bytes the failed exchange had written to the wire before it failed, headers included (for consumption
-    /// accounting; 0 when nothing was sent).
+    /// Bytes the failed request had written to the wire before it failed, headers included, over every attempt
+    /// (for consumption accounting; 0 when nothing was sent).
     public var bytesSent: Int64 = 0
-    /// Bytes the failed exchange had read from the wire before it failed, headers included.
+    /// Bytes the failed request had read from the wire before it failed, headers included, over every attempt.
     public var bytesReceived: Int64 = 0
+    /// Attempts the request made before it failed, the first included (0 when it failed before sending, e.g.
+    /// for an invalid URL or offline).
+    public var attempts = 0
 
     public init(_ kind: Kind, _ message: String, url: String? = nil, cause: (any Error & Sendable)? = nil) {
         self.kind = kind

@@ -42,7 +42,12 @@ struct RequestExecution {
         do {
             result = .success(try await perform(request, deadline: nil, redirectsLeft: RequestExecution.maxRedirects, &counters))
         } catch {
-            result = .failure(error)
+            var failure = error
+            // The whole request's figures, not the last exchange's.
+            failure.attempts = counters.attempt
+            failure.bytesSent = counters.sent
+            failure.bytesReceived = counters.received
+            result = .failure(failure)
         }
         switch result {
         case .success(let response): trace(counters.attempt, .finished(status: response.status, error: nil))

@@ -152,6 +152,7 @@ public final class HTTPClient: Sendable {
             var failure = CourierError.from(error, url: current.url.description, deadline: deadline, timeouts: timeouts)
             failure.bytesSent = metrics.bytesSent
             failure.bytesReceived = metrics.bytesReceived
+            failure.attempts = metrics.attempts
             throw failure
         }
     }

@@ -209,6 +209,9 @@ import Testing
             Issue.record("a closed port answered")
         } catch {
             #expect(error.kind == .connect)
+            // The error carries the whole request's attempts; a refused connect sends nothing.
+            #expect(error.attempts == 2)
+            #expect(error.bytesSent == 0)
         }
         withExtendedLifetime(closed) {}
     }

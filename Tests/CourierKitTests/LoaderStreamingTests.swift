@@ -142,6 +142,9 @@ import Testing
             Issue.record("the stream ended without an error")
         } catch {
             #expect(error.kind == .protocol)
+            // What the failed request moved is on the error too: its request and the head and 10 body bytes.
+            #expect(error.attempts == 1)
+            #expect(error.bytesSent > 0 && error.bytesReceived >= 10 + 38)
         }
         #expect(heads == 1)
         #expect(received == Array("0123456789".utf8))

@@ -7,28 +7,26 @@ struct LoaderFetcher: URLFetcher {
     let service: DataLoaderService
     let loader: DataLoader
     let template: FetchRequestTemplate
-    let log: LoaderRunLog
 
     init(service: DataLoaderService, template: FetchRequestTemplate, verbose: Bool) {
         self.service = service
         self.loader = service.makeFactory().makeLoader()
         self.template = template
-        self.log = LoaderRunLog(service: service, verbose: verbose)
+        if verbose { service.addTraceObserver { StandardError.write($0.description) } }
     }
 
     func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
         let request = Request(
             url: url.description, method: template.method, headers: template.headers, body: template.body,
-            timeout: template.maxTime, sourceIdentifier: LoaderRunLog.sourceIdentifier(index)
+            timeout: template.maxTime, sourceIdentifier: "courier-fetch"
         )
         let loader = self.loader
         let start = ContinuousClock.now
-        let result: Result<Response, CourierError> = await LoaderRunLog.$index.withValue(index) {
-            do throws(CourierError) {
-                return .success(try await loader.load(request))
-            } catch {
-                return .failure(error)
-            }
+        let result: Result<Response, CourierError>
+        do throws(CourierError) {
+            result = .success(try await loader.load(request))
+        } catch {
+            result = .failure(error)
         }
         switch result {
         case .success(let response):
@@ -50,10 +48,11 @@ struct LoaderFetcher: URLFetcher {
             }
             return outcome
         case .failure(let error):
-            let bytes = log.bytes(index) ?? (error.bytesSent, error.bytesReceived)
+            // A failed load's error carries the whole request's attempts and wire counts.
             return FetchOutcome(
                 report: FetchReport(
-                    url: url.description, failure: error, attempts: log.attempts(index), bytes: bytes,
+                    url: url.description, failure: error, attempts: error.attempts,
+                    bytes: (error.bytesSent, error.bytesReceived),
                     total: ContinuousClock.now - start
                 ),
                 exitStatus: FetchExitCode.code(for: error.kind), keptOutput: output.kept,
