@@ -14,6 +14,14 @@ enum AttemptExchange: Sendable {
         }
     }
 
+    /// The status line's reason phrase (informative only).
+    var reason: String {
+        switch self {
+        case .whole(let r): return r.head.reason
+        case .streaming(let r): return r.head.reason
+        }
+    }
+
     var headers: HTTPHeaders {
         switch self {
         case .whole(let r): return r.headers

@@ -301,7 +301,7 @@ struct RequestExecution {
                 }
                 timeline.done = clock.now
                 return Response(
-                    status: exchange.status, headers: exchange.headers, body: body, url: exchange.url,
+                    status: exchange.status, reason: exchange.reason, headers: exchange.headers, body: body, url: exchange.url,
                     attempts: attempt, retryAfter: retryAfter, addressesTried: tried, timeline: timeline,
                     bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
                     userInfo: request.userInfo
@@ -401,7 +401,10 @@ struct RequestExecution {
     /// exchange's figures, or the failure (`cancelled` when the consumer is gone).
     private func deliver(_ response: StreamingResponse, attempt: Int) async -> Result<RequestMetrics, CourierError> {
         guard let events else { return .success(response.body.metrics) }
-        let head = ResponseHead(status: response.status, headers: response.headers, url: response.url, attempt: attempt)
+        let head = ResponseHead(
+            status: response.status, reason: response.head.reason, headers: response.headers, url: response.url,
+            attempt: attempt
+        )
         guard await events.send(.response(head)) else {
             response.body.cancel()
             return .failure(CourierError(.cancelled, "the request was cancelled", url: request.url))

@@ -4,6 +4,8 @@ import CourierCore
 /// (after the route's retries); only failures with no response at all are thrown.
 public struct Response: Sendable {
     public var status: Int
+    /// The status line's reason phrase as the server sent it (informative only; may be empty).
+    public var reason: String = ""
     public var headers: HTTPHeaders
     public var body: [UInt8]
     /// The URL of the final response (after redirects).

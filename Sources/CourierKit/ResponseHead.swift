@@ -3,6 +3,8 @@ import CourierCore
 /// The head of the response an attempt got, delivered before its body by the streaming and delegate APIs.
 public struct ResponseHead: Sendable {
     public var status: Int
+    /// The status line's reason phrase (informative only; may be empty).
+    public var reason: String
     public var headers: HTTPHeaders
     /// The URL that answered (after redirects).
     public var url: HTTPURL
@@ -10,8 +12,9 @@ public struct ResponseHead: Sendable {
     /// means the earlier attempt's body was cut off and this one starts the body again from its first byte.
     public var attempt: Int
 
-    public init(status: Int, headers: HTTPHeaders, url: HTTPURL, attempt: Int) {
+    public init(status: Int, reason: String = "", headers: HTTPHeaders, url: HTTPURL, attempt: Int) {
         self.status = status
+        self.reason = reason
         self.headers = headers
         self.url = url
         self.attempt = attempt

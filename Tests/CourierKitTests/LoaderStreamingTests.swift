@@ -62,6 +62,7 @@ import Testing
         let r = try await Self.record(loader.stream(Request(url: server.url("/file"))))
         #expect(r.order == ["response(1, 200)", "chunk", "finished"])
         #expect(r.heads.first?.headers["x-kind"] == "stream")
+        #expect(r.heads.first?.reason == "OK")
         #expect(r.bodies == [body])
         let final = try #require(r.final)
         #expect(final.status == 200 && final.attempts == 1 && final.body.isEmpty)
@@ -81,6 +82,9 @@ import Testing
         #expect(r.bodies == [Array("the real body".utf8)])
         #expect(r.final?.attempts == 3)
         #expect(server.requests.count == 3)
+        // load(_:) gives the same final response, reason phrase included, with the body whole.
+        let whole = try await loader.load(Request(url: server.url("/b")))
+        #expect(whole.status == 200 && whole.reason == "X" && whole.body == Array("the real body".utf8))
     }
 
     @Test func aBodyCutOffMidwayIsRetriedAndTheStreamSaysWhichAttemptStartsAgain() async throws {

@@ -33,8 +33,7 @@ struct LoaderFetcher: URLFetcher {
             let failed = template.fails(response.status)
             if !failed {
                 if template.includeHead {
-                    // The loader's response carries no reason phrase; the status line has an empty one.
-                    output.write(FetchRequestTemplate.head(status: response.status, reason: "", headers: response.headers))
+                    output.write(FetchRequestTemplate.head(status: response.status, reason: response.reason, headers: response.headers))
                 }
                 output.write(response.body)
             }
