@@ -79,37 +79,6 @@ final class TestServer: Sendable {
     func stop() { server.stop() }
 }
 
-/// A port on 127.0.0.1 where nothing listens: a socket is bound to it but never listens, so a connect is
-/// refused and no other test's server can take the port while the value lives.
-final class ClosedPort: Sendable {
-    let port: Int
-    private let fd: Int32
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ScriptedServer.ServerError.socket(errno) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            close(fd)
-            throw ScriptedServer.ServerError.socket(errno)
-        }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        self.fd = fd
-        self.port = Int(UInt16(bigEndian: addr.sin_port))
-    }
-
-    deinit { close(fd) }
-}
-
 /// Compiles YAML into a graph, recording the diagnostics as a test failure when it has errors.
 func compile(_ yaml: String, registry: AuthoriserRegistry = TestRegistry.registry, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> PolicyGraph {
     let path = NSTemporaryDirectory() + "courier-loader-\(UUID().uuidString).yaml"

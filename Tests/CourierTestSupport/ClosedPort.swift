@@ -1,4 +1,3 @@
-import CourierTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,11 +6,11 @@ import Glibc
 /// A port on 127.0.0.1 where nothing listens: a socket is bound to it but never listens, so a connect is
 /// refused, and no other test's server can be given the port while the value lives (a stopped server's port
 /// can be, which would make a "refused" test talk to someone else's server).
-final class ClosedPort: Sendable {
-    let port: Int
+public final class ClosedPort: Sendable {
+    public let port: Int
     private let fd: Int32
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ScriptedServer.ServerError.socket(errno) }
         var addr = sockaddr_in()
@@ -34,7 +33,7 @@ final class ClosedPort: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` + path.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     deinit { close(fd) }
 }
