@@ -6,11 +6,14 @@ import Foundation
 #endif
 
 extension SecretResolver {
+    /// The largest secret file read (a token or key is far smaller; a larger file is a mistake).
+    public static let maxSecretFileBytes = 1 << 20
+
     /// Resolves `${env:…}` from `environment` (the process's own by default) and `${file:…}` by reading the
-    /// file from disk.
+    /// file from disk (a regular file of at most ``maxSecretFileBytes``).
     public static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> SecretResolver {
         SecretResolver(environment: environment) { path in
-            Array(try Data(contentsOf: URL(filePath: path)))
+            try SystemCall.readFile(path, maxBytes: maxSecretFileBytes)
         }
     }
 }

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// Why connecting to one address failed, as listed in ``ConnectionError/attempts``.
 public struct ConnectAttemptFailure: Hashable, Sendable, CustomStringConvertible {
     /// The address that was tried.

@@ -1,5 +1,6 @@
 import CCourierPosix
 import Glibc
+import CourierCore
 
 /// The Linux ``SelectorBackend``: one epoll instance plus an eventfd to wake it.
 ///

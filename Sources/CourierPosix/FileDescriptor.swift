@@ -1,4 +1,5 @@
 import Synchronization
+import CourierCore
 
 /// Owns one open file descriptor and closes it at most once.
 ///

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// Happy Eyeballs (RFC 8305) connection racing as a pure state machine: events in, actions out, no I/O and
 /// no clock reads (the owner passes `now`).
 ///

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// Readiness reported by a selector for one registered descriptor.
 struct SelectorEvents: OptionSet, Hashable, Sendable {
     let rawValue: UInt8

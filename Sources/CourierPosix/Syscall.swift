@@ -1,4 +1,5 @@
 import CCourierPosix
+import CourierCore
 import Glibc
 
 /// Every libc call CourierPosix makes, in one place.
@@ -16,22 +17,16 @@ enum Syscall {
         precondition(code != EBADF && code != EFAULT, "'\(call)' failed with errno \(code): a bug in CourierPosix")
     }
 
-    /// Runs `body` until it stops failing with `EINTR`; -1 with another errno becomes an error or `wouldBlock`.
+    /// Runs `body` through CourierCore's one system-call wrapper (``SystemCall/run(_:wouldBlockIsValue:_:)``:
+    /// `EINTR` retried, other failures thrown); "would block" becomes `IOResult.wouldBlock`.
     @inline(__always)
     private static func retrying<T: FixedWidthInteger>(
         _ call: StaticString,
         wouldBlockIsValue: Bool,
         _ body: () -> T
     ) throws(SystemCallError) -> IOResult<T> {
-        while true {
-            let result = body()
-            if result != -1 { return .processed(result) }
-            let code = errno
-            if code == EINTR { continue }
-            if wouldBlockIsValue && (code == EAGAIN || code == EWOULDBLOCK) { return .wouldBlock }
-            check(call, code)
-            throw SystemCallError(call: "\(call)", errno: code)
-        }
+        guard let result = try SystemCall.run(call, wouldBlockIsValue: wouldBlockIsValue, body) else { return .wouldBlock }
+        return .processed(result)
     }
 
     /// Like `retrying` for calls that never return "would block".
@@ -206,15 +201,6 @@ enum Syscall {
     }
 
     // MARK: - Error text
-
-    /// `strerror_r(3)`; Glibc's module imports the XSI variant, which fills the buffer and returns 0.
-    @inline(never)
-    static func errnoMessage(_ code: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let result = buffer.withUnsafeMutableBufferPointer { strerror_r(code, $0.baseAddress!, $0.count) }
-        guard result == 0 else { return "errno \(code)" }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
 
     /// `gai_strerror(3)`.
     @inline(never)

@@ -1,5 +1,6 @@
 import CCourierPosix
 import Glibc
+import CourierCore
 
 /// A listening TCP socket with async `accept`, for tests and local demo servers.
 public final class TCPListener: Sendable, CustomStringConvertible {

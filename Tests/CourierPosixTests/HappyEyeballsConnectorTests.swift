@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import CourierPosix
+import CourierCore
 
 extension LoopbackTests {
     @Suite struct HappyEyeballsConnectorTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CourierPosix
+import CourierCore
 
 /// Drives the machine with explicit times: no sockets, no sleeping.
 @Suite struct HappyEyeballsStateMachineTests {

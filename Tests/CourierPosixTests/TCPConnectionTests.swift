@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import CourierPosix
+import CourierCore
 
 extension LoopbackTests {
     @Suite struct TCPConnectionTests {

@@ -6,37 +6,28 @@ import Musl
 import Darwin
 #endif
 
-/// The few file-system calls the compiler needs (read a file, canonicalise a path, check that a file exists),
-/// each retrying `EINTR` and failing with a ``PolicyFileError`` that names the call, the path and errno.
-///
-/// CourierPolicy sits beside CourierPosix in the layering and may not import it, and the layer rules keep
-/// Foundation out of it; this is its own small chokepoint.
+import CourierCore
+
+/// The few file-system operations the compiler needs (read a file, canonicalise a path, check that a file
+/// exists). Reading goes through CourierCore's one system-call wrapper (``SystemCall``), and failures become a
+/// ``PolicyFileError`` that names the call, the path and errno.
 enum PolicyFileSystem {
     /// Reads a whole regular file, refusing files larger than `maxBytes` before reading them.
     static func read(_ path: String, maxBytes: Int) -> Result<[UInt8], PolicyFileError> {
-        var fd: Int32 = -1
-        repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
-        guard fd >= 0 else { return .failure(systemError(path, "open")) }
-        defer { _ = close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failure(systemError(path, "fstat")) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(PolicyFileError(path: path, reason: .notAFile)) }
-        if Int(info.st_size) > maxBytes { return .failure(PolicyFileError(path: path, reason: .tooLarge(limit: maxBytes))) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(systemError(path, "read"))
+        do throws(SystemCall.FileReadFailure) {
+            return .success(try SystemCall.readFile(path, maxBytes: maxBytes))
+        } catch {
+            switch error {
+            case .system(let failure):
+                return .failure(PolicyFileError(
+                    path: path, reason: .system(call: failure.call, errno: failure.errno, message: failure.errnoDescription)
+                ))
+            case .notAFile:
+                return .failure(PolicyFileError(path: path, reason: .notAFile))
+            case .tooLarge(let limit):
+                return .failure(PolicyFileError(path: path, reason: .tooLarge(limit: limit)))
             }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            // The file may grow while we read it.
-            if bytes.count > maxBytes { return .failure(PolicyFileError(path: path, reason: .tooLarge(limit: maxBytes))) }
         }
-        return .success(bytes)
     }
 
     /// The canonical absolute path (symlinks resolved), or nil when the file does not exist.
@@ -48,8 +39,7 @@ enum PolicyFileSystem {
 
     /// Whether `path` names an existing regular file.
     static func isRegularFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        SystemCall.isRegularFile(path)
     }
 
     /// `path` made absolute against the working directory (no symlink resolution; the file need not exist).
@@ -92,21 +82,5 @@ enum PolicyFileSystem {
         let joined = out.joined(separator: "/")
         if absolute { return "/" + joined }
         return joined.isEmpty ? "." : joined
-    }
-
-    private static func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        return Glibc.read(fd, buffer, count)
-        #elseif canImport(Musl)
-        return Musl.read(fd, buffer, count)
-        #else
-        return Darwin.read(fd, buffer, count)
-        #endif
-    }
-
-    private static func systemError(_ path: String, _ call: String) -> PolicyFileError {
-        let code = errno
-        let message = strerror(code).map { String(cString: $0) } ?? "error \(code)"
-        return PolicyFileError(path: path, reason: .system(call: call, errno: code, message: message))
     }
 }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A system call failed with an `errno` that is not "would block" and not a programming error.
 ///
 /// Its description reads `'connect' failed: (111) Connection refused`.
@@ -15,7 +23,10 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The C library's text for `errno`, e.g. `Connection refused`.
     public var errnoDescription: String {
-        Syscall.errnoMessage(errno)
+        var buffer = [CChar](repeating: 0, count: 256)
+        let result = buffer.withUnsafeMutableBufferPointer { strerror_r(errno, $0.baseAddress!, $0.count) }
+        guard result == 0 else { return "errno \(errno)" }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     public var description: String {
