@@ -252,7 +252,9 @@ final class ConnectionPool: Sendable {
         // Recorded under the lock before the timer can fire, so the handler always finds its own entry.
         state.withLock { s in
             guard s.connections[id] != nil, s.idleTimers[id] == nil else { return }
-            let timer = loop.scheduleTimer(at: deadline) { [weak self] in self?.idleTimerFired(id) }
+            // Held strongly until it fires or is cancelled (shut-down and closes cancel it): a weak reference
+            // would give the pool a side table and make every retain of it take the slow path.
+            let timer = loop.scheduleTimer(at: deadline) { [self] in idleTimerFired(id) }
             s.idleTimers[id] = (loop, timer)
         }
     }

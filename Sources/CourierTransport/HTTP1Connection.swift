@@ -40,14 +40,14 @@ final class HTTP1Connection: @unchecked Sendable {
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
-        timeout: @escaping () throws -> Duration
+        timeout: () throws -> Duration
     ) async throws {
         bytesSent = 0
         bytesReceived = 0
         firstByteAt = nil
         // A request that says `Connection: close` ends the connection after its response (RFC 9112 §9.6): the
         // server may close without saying so in the response.
-        requestAsksToClose = head.headers.tokens(for: "connection").contains("close")
+        requestAsksToClose = head.headers.contains("connection") && head.headers.tokens(for: "connection").contains("close")
         if parserPrimed { parser.expectResponse(to: head.method) } else {
             parser = ResponseParser(requestMethod: head.method, limits: parser.limits)
             parserPrimed = true
