@@ -55,13 +55,17 @@ final class ConnectionPool: Sendable {
     /// A connection for `key`: an idle one (checked for a server-side close first), a new one, or the next one
     /// freed, in FIFO order with other waiting requests. Cancellation of the waiting task resumes it at once.
     func lease(_ key: PoolKey, connectTimeout: Duration) async throws -> HTTP1Connection {
-        let (request, effects) = state.withLock { s -> (RequestID, [Effect]) in
+        let (request, outcome) = state.withLock { s -> (RequestID, LeaseOutcome) in
             let request = s.nextRequestID
             s.nextRequestID &+= 1
-            return (request, leaseEffects(request, key: key, connectTimeout: connectTimeout, in: &s))
+            return (request, leaseOutcome(request, key: key, connectTimeout: connectTimeout, in: &s))
         }
-        // Fast path: an idle connection was leased to us at once.
-        if effects.count == 1, case .resume(request, .success(let connection)) = effects[0] {
+        switch outcome {
+        case .effects(let effects):
+            perform(effects)
+            return try await wait(for: request, key: key)
+        case .leased(let connection):
+            // Fast path: an idle connection was leased to us at once.
             let stream = connection.stream
             if !stream.isQuietSinceLastRead() && (stream.isClosedByPeer() || stream.hasPendingInput()) {
                 let more = state.withLock { s -> [Effect] in
@@ -78,17 +82,29 @@ final class ConnectionPool: Sendable {
             }
             return connection
         }
-        perform(effects)
-        return try await wait(for: request, key: key)
+    }
+
+    private enum LeaseOutcome {
+        /// An idle connection, leased to the request at once.
+        case leased(HTTP1Connection)
+        /// Effects to perform, after which the request waits.
+        case effects([Effect])
     }
 
     /// Runs the machine's `requestConnection` for `request` and translates its answer (under the lock).
-    private func leaseEffects(_ request: RequestID, key: PoolKey, connectTimeout: Duration, in s: inout State) -> [Effect] {
-        guard !s.isShutDown else { return [.resume(request, .failure(CourierError(.cancelled, "the client was shut down")))] }
+    private func leaseOutcome(_ request: RequestID, key: PoolKey, connectTimeout: Duration, in s: inout State) -> LeaseOutcome {
+        guard !s.isShutDown else {
+            return .effects([.resume(request, .failure(CourierError(.cancelled, "the client was shut down")))])
+        }
         if s.machines[key] == nil { s.machines[key] = newMachine(for: key, in: &s) }
         let (action, empty) = Self.modify(&s.machines[key]!) { $0.requestConnection(request) }
+        if case .lease(let id, _) = action.request, case .none = action.connection, let connection = s.connections[id] {
+            // The common case, without building an effect list.
+            s.parked[id] = nil
+            return .leased(connection)
+        }
         if case .lease = action.request {} else { s.connectTimeouts[key] = connectTimeout }
-        return translate(action, key: key, machineIsEmpty: empty, in: &s)
+        return .effects(translate(action, key: key, machineIsEmpty: empty, in: &s))
     }
 
     private func wait(for request: RequestID, key: PoolKey) async throws -> HTTP1Connection {
