@@ -19,15 +19,18 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     public var port: Int { explicitPort ?? (scheme == "https" ? 443 : 80) }
 
     /// Whether the host is an IPv6 address literal.
-    public var isIPv6Literal: Bool { host.contains(":") }
+    public var isIPv6Literal: Bool { host.utf8.contains(UInt8(ascii: ":")) }
 
     /// The request target of an origin-form request line: path plus `?query`.
     public var requestTarget: String { query.map { "\(path)?\($0)" } ?? path }
 
     /// The `Host` header value: host (bracketed for IPv6) plus `:port` when it is not the scheme's default.
     public var hostHeader: String {
-        let h = isIPv6Literal ? "[\(host)]" : host
-        if let p = explicitPort, p != (scheme == "https" ? 443 : 80) { return "\(h):\(p)" }
+        var h = isIPv6Literal ? "[" + host + "]" : host
+        if let p = explicitPort, p != (scheme == "https" ? 443 : 80) {
+            h += ":"
+            h += String(p)
+        }
         return h
     }
 

@@ -197,6 +197,10 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         var work: [Runnable] = []
         work.reserveCapacity(64)
         var expired: [Work] = []
+        var events: [SelectorEvent] = []
+        events.reserveCapacity(64)
+        var ready: [(handler: any SelectableHandler, events: SelectorEvents)] = []
+        ready.reserveCapacity(64)
         while true {
             // Decide how long to sleep, or stop.
             let decision = state.withLock { state -> (stop: Bool, timeout: Duration?) in
@@ -217,20 +221,24 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             if decision.stop { break }
 
             do {
-                try selector.wait(timeout: decision.timeout) { event in
-                    let handler = state.withLock { state -> (any SelectableHandler)? in
-                        // Awake now: work that handlers submit (resumed task jobs) needs no eventfd write.
-                        state.sleeping = false
-                        guard let registration = state.registrations[event.fd],
-                            registration.id == event.registrationID
-                        else { return nil }
-                        return registration.handler
-                    }
-                    handler?.selectorReady(event.events)
-                }
+                try selector.wait(timeout: decision.timeout) { events.append($0) }
             } catch {
                 preconditionFailure("event loop \(index): \(error)")
             }
+            // One lock for the whole batch: find each event's current registration (events of an earlier
+            // registration of the same descriptor number are dropped).
+            state.withLock { state in
+                // Awake now: work that handlers submit (resumed task jobs) needs no eventfd write.
+                state.sleeping = false
+                for event in events {
+                    guard let registration = state.registrations[event.fd], registration.id == event.registrationID
+                    else { continue }
+                    ready.append((registration.handler, event.events))
+                }
+            }
+            events.removeAll(keepingCapacity: true)
+            for (handler, readyEvents) in ready { handler.selectorReady(readyEvents) }
+            ready.removeAll(keepingCapacity: true)
 
             // Timers, then submitted work.
             let now = MonotonicInstant.now()

@@ -76,6 +76,9 @@ final class IOChannel: SelectableHandler {
         }
         /// Deadline of the earliest idle timer scheduled for this channel, if any.
         var timerDeadline: MonotonicInstant?
+        /// Timers scheduled and not yet fired, cancelled at close. They hold the channel strongly (a weak
+        /// reference would give the channel a side table and make every retain of it take the slow path).
+        var timers: [(deadline: MonotonicInstant, id: TimerID)] = []
         /// Times a task parked; tests use it to prove a write really waited for EPOLLOUT.
         var parkCount = 0
 
@@ -89,6 +92,7 @@ final class IOChannel: SelectableHandler {
         var readerReason: any Error = ConnectionError.closed
         var writerReason: any Error = ConnectionError.closed
         var closeDescriptor = false
+        var timers: [TimerID] = []
     }
 
     let fd: Int32
@@ -329,6 +333,8 @@ final class IOChannel: SelectableHandler {
         if direction != .read { work.writerReason = reason }
         swap(&work.reader, &state.reader)
         swap(&work.writer, &state.writer)
+        work.timers = state.timers.map(\.id)
+        state.timers.removeAll()
         if state.users == 0 {
             work.closeDescriptor = true
         } else {
@@ -338,6 +344,7 @@ final class IOChannel: SelectableHandler {
     }
 
     private func finishClose(_ work: CloseWork) {
+        for timer in work.timers { loop.cancelTimer(timer) }
         if work.closeDescriptor {
             let id = state.withLock { $0.registrationID }
             loop.deregister(fd: fd, id: id)
@@ -374,7 +381,13 @@ final class IOChannel: SelectableHandler {
     // MARK: - Idle timer
 
     private func armTimer(at deadline: MonotonicInstant) {
-        loop.scheduleTimer(at: deadline) { [weak self] in self?.timerFired() }
+        let id = loop.scheduleTimer(at: deadline) { [self] in timerFired() }
+        let cancelNow = state.withLock { state -> Bool in
+            guard state.open else { return true }
+            state.timers.append((deadline, id))
+            return false
+        }
+        if cancelNow { loop.cancelTimer(id) }
     }
 
     /// Timers are lazy: a park only schedules one when its deadline is earlier than the one already armed,
@@ -386,6 +399,7 @@ final class IOChannel: SelectableHandler {
         var rearm: MonotonicInstant?
         state.withLock { state in
             if let armed = state.timerDeadline, armed <= now { state.timerDeadline = nil }
+            state.timers.removeAll { $0.deadline <= now }
             guard state.open else { return }
             if state.reader.deadline <= now, case .task(_, _, let timeout?) = state.reader {
                 work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout), only: .read)

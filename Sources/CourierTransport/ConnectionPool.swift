@@ -19,6 +19,12 @@ final class ConnectionPool: Sendable {
         var early: [RequestID: Result<HTTP1Connection, any Error>] = [:]
         /// The connect timeout asked for by the request that made a connection necessary.
         var connectTimeouts: [PoolKey: Duration] = [:]
+        /// When each idle connection was parked, and with which generation (the machine's idle-timer tag).
+        var parked: [ConnectionID: (generation: UInt64, since: MonotonicInstant)] = [:]
+        /// The idle timer armed for a connection, if any. Timers are lazy: one armed for an earlier idle period
+        /// stays armed while the connection is leased and parked again, and when it fires it closes the
+        /// connection only if it has been idle for the whole idle timeout, re-arming otherwise. A busy
+        /// connection thus costs no timer work per request.
         var idleTimers: [ConnectionID: (loop: EventLoop, timer: TimerID)] = [:]
         var nextRequestID: RequestID = 1
         var isShutDown = false
@@ -29,7 +35,7 @@ final class ConnectionPool: Sendable {
         case resume(RequestID, Result<HTTP1Connection, any Error>)
         case connect(ConnectionID, PoolKey, Duration)
         case close(HTTP1Connection)
-        case armIdleTimer(ConnectionID, generation: UInt64)
+        case armIdleTimer(ConnectionID, at: MonotonicInstant)
         case cancelTimer(EventLoop, TimerID)
     }
 
@@ -49,41 +55,56 @@ final class ConnectionPool: Sendable {
     /// A connection for `key`: an idle one (checked for a server-side close first), a new one, or the next one
     /// freed, in FIFO order with other waiting requests. Cancellation of the waiting task resumes it at once.
     func lease(_ key: PoolKey, connectTimeout: Duration) async throws -> HTTP1Connection {
-        let request = state.withLock { s -> RequestID in
-            let id = s.nextRequestID
+        let (request, outcome) = state.withLock { s -> (RequestID, LeaseOutcome) in
+            let request = s.nextRequestID
             s.nextRequestID &+= 1
-            return id
+            return (request, leaseOutcome(request, key: key, connectTimeout: connectTimeout, in: &s))
         }
-        while true {
-            let effects = state.withLock { s -> [Effect] in
-                guard !s.isShutDown else { return [.resume(request, .failure(CourierError(.cancelled, "the client was shut down")))] }
-                s.connectTimeouts[key] = connectTimeout
-                var machine = s.machines[key] ?? newMachine(for: key, in: &s)
-                let action = machine.requestConnection(request)
-                s.machines[key] = machine
-                return translate(action, key: key, in: &s)
-            }
-            // Fast path: an idle connection was leased to us at once.
-            if effects.count == 1, case .resume(request, .success(let connection)) = effects[0] {
-                state.withLock { s in _ = s.early.removeValue(forKey: request) }
-                let stream = connection.stream
-                if !stream.isQuietSinceLastRead() && (stream.isClosedByPeer() || stream.hasPendingInput()) {
-                    let more = state.withLock { s -> [Effect] in
-                        var machine = s.machines[key]!
-                        let action = machine.leasedConnectionWasStale(connection.id, request: request)
-                        s.machines[key] = machine
-                        s.connections[connection.id] = nil
-                        return [.close(connection)] + translate(action, key: key, in: &s)
-                    }
-                    perform(more)
-                    // The request is queued again (or was handed another idle connection): wait below.
-                    return try await wait(for: request, key: key)
-                }
-                return connection
-            }
+        switch outcome {
+        case .effects(let effects):
             perform(effects)
             return try await wait(for: request, key: key)
+        case .leased(let connection):
+            // Fast path: an idle connection was leased to us at once.
+            let stream = connection.stream
+            if !stream.isQuietSinceLastRead() && (stream.isClosedByPeer() || stream.hasPendingInput()) {
+                let more = state.withLock { s -> [Effect] in
+                    let (action, empty) = Self.modify(&s.machines[key]!) {
+                        $0.leasedConnectionWasStale(connection.id, request: request)
+                    }
+                    var out: [Effect] = []
+                    forget(connection.id, in: &s, into: &out)
+                    return out + translate(action, key: key, machineIsEmpty: empty, in: &s)
+                }
+                perform(more)
+                // The request is queued again (or was handed another idle connection): wait below.
+                return try await wait(for: request, key: key)
+            }
+            return connection
         }
+    }
+
+    private enum LeaseOutcome {
+        /// An idle connection, leased to the request at once.
+        case leased(HTTP1Connection)
+        /// Effects to perform, after which the request waits.
+        case effects([Effect])
+    }
+
+    /// Runs the machine's `requestConnection` for `request` and translates its answer (under the lock).
+    private func leaseOutcome(_ request: RequestID, key: PoolKey, connectTimeout: Duration, in s: inout State) -> LeaseOutcome {
+        guard !s.isShutDown else {
+            return .effects([.resume(request, .failure(CourierError(.cancelled, "the client was shut down")))])
+        }
+        if s.machines[key] == nil { s.machines[key] = newMachine(for: key, in: &s) }
+        let (action, empty) = Self.modify(&s.machines[key]!) { $0.requestConnection(request) }
+        if case .lease(let id, _) = action.request, case .none = action.connection, let connection = s.connections[id] {
+            // The common case, without building an effect list.
+            s.parked[id] = nil
+            return .leased(connection)
+        }
+        if case .lease = action.request {} else { s.connectTimeouts[key] = connectTimeout }
+        return .effects(translate(action, key: key, machineIsEmpty: empty, in: &s))
     }
 
     private func wait(for request: RequestID, key: PoolKey) async throws -> HTTP1Connection {
@@ -98,10 +119,9 @@ final class ConnectionPool: Sendable {
             }
         } onCancel: {
             let effects = state.withLock { s -> [Effect] in
-                guard var machine = s.machines[key] else { return [] }
-                let action = machine.cancelRequest(request)
-                s.machines[key] = machine
-                return translate(action, key: key, in: &s)
+                guard s.machines[key] != nil else { return [] }
+                let (action, empty) = Self.modify(&s.machines[key]!) { $0.cancelRequest(request) }
+                return translate(action, key: key, machineIsEmpty: empty, in: &s)
             }
             perform(effects)
         }
@@ -110,10 +130,11 @@ final class ConnectionPool: Sendable {
     /// Gives a connection back. `reusable` is the connection state machine's verdict.
     func release(_ connection: HTTP1Connection, reusable: Bool) {
         let effects = state.withLock { s -> [Effect] in
-            guard var machine = s.machines[connection.key] else { return [.close(connection)] }
-            let action = machine.connectionReleased(connection.id, reusable: reusable)
-            s.machines[connection.key] = machine
-            return translate(action, key: connection.key, in: &s)
+            guard s.machines[connection.key] != nil else { return [.close(connection)] }
+            let (action, empty) = Self.modify(&s.machines[connection.key]!) {
+                $0.connectionReleased(connection.id, reusable: reusable)
+            }
+            return translate(action, key: connection.key, machineIsEmpty: empty, in: &s)
         }
         perform(effects)
     }
@@ -122,13 +143,14 @@ final class ConnectionPool: Sendable {
     /// server, the others parked at the same time usually are too).
     func closeIdle(_ key: PoolKey) {
         let effects = state.withLock { s -> [Effect] in
-            guard var machine = s.machines[key] else { return [] }
+            guard s.machines[key] != nil else { return [] }
             var out: [Effect] = []
-            let idle = s.connections.values.filter { $0.key == key && s.idleTimers[$0.id] != nil }
+            let idle = s.connections.values.filter { $0.key == key && s.parked[$0.id] != nil }
             for connection in idle {
-                out += translate(machine.idleConnectionClosed(connection.id), key: key, in: &s)
+                guard s.machines[key] != nil else { break }
+                let (action, empty) = Self.modify(&s.machines[key]!) { $0.idleConnectionClosed(connection.id) }
+                out += translate(action, key: key, machineIsEmpty: empty, in: &s)
             }
-            s.machines[key] = machine
             return out
         }
         perform(effects)
@@ -139,10 +161,9 @@ final class ConnectionPool: Sendable {
         let effects = state.withLock { s -> [Effect] in
             s.isShutDown = true
             var out: [Effect] = []
-            for (key, var machine) in s.machines {
-                let (close, fail) = machine.shutdown()
-                s.machines[key] = machine
-                for id in close { if let c = s.connections.removeValue(forKey: id) { out.append(.close(c)) } }
+            for key in Array(s.machines.keys) {
+                let (close, fail) = s.machines[key]!.shutdown()
+                for id in close { forget(id, in: &s, into: &out) }
                 for r in fail { out.append(.resume(r, .failure(CourierError(.cancelled, "the client was shut down")))) }
             }
             return out
@@ -168,13 +189,26 @@ final class ConnectionPool: Sendable {
         )
     }
 
+    /// Runs one event on a machine in place (a copy taken out of the dictionary would copy its sets on the
+    /// first write) and says whether the machine is left empty.
+    private static func modify(
+        _ machine: inout ConnectionPoolStateMachine,
+        _ event: (inout ConnectionPoolStateMachine) -> ConnectionPoolStateMachine.Action
+    ) -> (ConnectionPoolStateMachine.Action, empty: Bool) {
+        let action = event(&machine)
+        return (action, machine.isEmpty)
+    }
+
     /// Turns a machine action into effects, updating the bookkeeping under the lock.
-    private func translate(_ action: ConnectionPoolStateMachine.Action, key: PoolKey, in s: inout State) -> [Effect] {
+    private func translate(
+        _ action: ConnectionPoolStateMachine.Action, key: PoolKey, machineIsEmpty: Bool, in s: inout State
+    ) -> [Effect] {
         var out: [Effect] = []
         switch action.request {
         case .none: break
         case .lease(let id, let request):
-            if let t = s.idleTimers.removeValue(forKey: id) { out.append(.cancelTimer(t.loop, t.timer)) }
+            // The idle timer, if armed, stays: it re-checks the connection when it fires.
+            s.parked[id] = nil
             if let connection = s.connections[id] { out.append(.resume(request, .success(connection))) }
         case .failWithConnectError(let request):
             // The caller that reports the connect failure supplies the error (see connectFinished).
@@ -187,17 +221,24 @@ final class ConnectionPool: Sendable {
         case .create(let id):
             out.append(.connect(id, key, s.connectTimeouts[key] ?? configuration.timeouts.connect))
         case .close(let id):
-            if let t = s.idleTimers.removeValue(forKey: id) { out.append(.cancelTimer(t.loop, t.timer)) }
-            if let c = s.connections.removeValue(forKey: id) { out.append(.close(c)) }
+            forget(id, in: &s, into: &out)
         case .park(let id, let generation):
-            out.append(.armIdleTimer(id, generation: generation))
+            let now = MonotonicInstant.now()
+            s.parked[id] = (generation, now)
+            if s.idleTimers[id] == nil { out.append(.armIdleTimer(id, at: now + configuration.idleTimeout)) }
         case .closeAndCreate(let old, let new):
-            if let t = s.idleTimers.removeValue(forKey: old) { out.append(.cancelTimer(t.loop, t.timer)) }
-            if let c = s.connections.removeValue(forKey: old) { out.append(.close(c)) }
+            forget(old, in: &s, into: &out)
             out.append(.connect(new, key, s.connectTimeouts[key] ?? configuration.timeouts.connect))
         }
-        if s.machines[key]?.isEmpty == true { s.machines[key] = nil }
+        if machineIsEmpty { s.machines[key] = nil }
         return out
+    }
+
+    /// Drops a connection's bookkeeping, cancelling its idle timer and closing it.
+    private func forget(_ id: ConnectionID, in s: inout State, into out: inout [Effect]) {
+        s.parked[id] = nil
+        if let t = s.idleTimers.removeValue(forKey: id) { out.append(.cancelTimer(t.loop, t.timer)) }
+        if let c = s.connections.removeValue(forKey: id) { out.append(.close(c)) }
     }
 
     private func perform(_ effects: [Effect]) {
@@ -214,27 +255,47 @@ final class ConnectionPool: Sendable {
                 Task { await self.connect(id, key: key, timeout: timeout) }
             case .close(let connection):
                 connection.stream.close()
-            case .armIdleTimer(let id, let generation):
-                let loop = loops.next()
-                let timer = loop.scheduleTimer(in: configuration.idleTimeout) { [weak self] in
-                    self?.idleTimerFired(id, generation: generation)
-                }
-                state.withLock { s in s.idleTimers[id] = (loop, timer) }
+            case .armIdleTimer(let id, let deadline):
+                armIdleTimer(id, at: deadline)
             case .cancelTimer(let loop, let timer):
                 _ = loop.cancelTimer(timer)
             }
         }
     }
 
-    private func idleTimerFired(_ id: ConnectionID, generation: UInt64) {
+    private func armIdleTimer(_ id: ConnectionID, at deadline: MonotonicInstant) {
+        let loop = loops.next()
+        // Recorded under the lock before the timer can fire, so the handler always finds its own entry.
+        state.withLock { s in
+            guard s.connections[id] != nil, s.idleTimers[id] == nil else { return }
+            // Held strongly until it fires or is cancelled (shut-down and closes cancel it): a weak reference
+            // would give the pool a side table and make every retain of it take the slow path.
+            let timer = loop.scheduleTimer(at: deadline) { [self] in idleTimerFired(id) }
+            s.idleTimers[id] = (loop, timer)
+        }
+    }
+
+    /// An idle timer fired: close the connection if it has been parked for the whole idle timeout, re-arm for
+    /// the rest of the period if it was parked again since, and let the next park arm one if it is leased.
+    private func idleTimerFired(_ id: ConnectionID) {
+        var rearm: MonotonicInstant?
         let effects = state.withLock { s -> [Effect] in
-            guard let connection = s.connections[id], var machine = s.machines[connection.key] else { return [] }
             s.idleTimers[id] = nil
-            let action = machine.idleTimeout(id, generation: generation)
-            s.machines[connection.key] = machine
-            return translate(action, key: connection.key, in: &s)
+            guard let connection = s.connections[id], let parked = s.parked[id], s.machines[connection.key] != nil else {
+                return []
+            }
+            let due = parked.since + configuration.idleTimeout
+            if due > MonotonicInstant.now() {
+                rearm = due
+                return []
+            }
+            let (action, empty) = Self.modify(&s.machines[connection.key]!) {
+                $0.idleTimeout(id, generation: parked.generation)
+            }
+            return translate(action, key: connection.key, machineIsEmpty: empty, in: &s)
         }
         perform(effects)
+        if let rearm { armIdleTimer(id, at: rearm) }
     }
 
     private func connect(_ id: ConnectionID, key: PoolKey, timeout: Duration) async {
@@ -266,20 +327,20 @@ final class ConnectionPool: Sendable {
             result = .failure(error)
         }
         let effects = state.withLock { s -> [Effect] in
-            guard var machine = s.machines[key] else {
+            guard s.machines[key] != nil else {
                 if case .success(let c) = result { return [.close(c)] }
                 return []
             }
             let action: ConnectionPoolStateMachine.Action
+            let empty: Bool
             switch result {
             case .success(let connection):
                 s.connections[id] = connection
-                action = machine.connectionEstablished(id)
+                (action, empty) = Self.modify(&s.machines[key]!) { $0.connectionEstablished(id) }
             case .failure:
-                action = machine.connectionFailed(id)
+                (action, empty) = Self.modify(&s.machines[key]!) { $0.connectionFailed(id) }
             }
-            s.machines[key] = machine
-            var out = translate(action, key: key, in: &s)
+            var out = translate(action, key: key, machineIsEmpty: empty, in: &s)
             // A failed connect fails the request it answered for with the real error.
             if case .failure(let error) = result {
                 out = out.map {

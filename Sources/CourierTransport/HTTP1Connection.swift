@@ -21,6 +21,8 @@ final class HTTP1Connection: @unchecked Sendable {
     private(set) var bytesReceived: Int64 = 0
     private(set) var firstByteAt: ContinuousClock.Instant?
     private let readSize: Int
+    /// Reused for each request's head (and a small body sent with it).
+    private var headBuffer: [UInt8] = []
 
     init(id: ConnectionPoolStateMachine.ConnectionID, key: PoolKey, stream: any ByteStream, limits: ResponseParser.Limits, readSize: Int) {
         self.id = id
@@ -40,14 +42,14 @@ final class HTTP1Connection: @unchecked Sendable {
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
-        timeout: @escaping () throws -> Duration
+        timeout: () throws -> Duration
     ) async throws {
         bytesSent = 0
         bytesReceived = 0
         firstByteAt = nil
         // A request that says `Connection: close` ends the connection after its response (RFC 9112 §9.6): the
         // server may close without saying so in the response.
-        requestAsksToClose = head.headers.tokens(for: "connection").contains("close")
+        requestAsksToClose = head.headers.contains("connection") && head.headers.tokens(for: "connection").contains("close")
         if parserPrimed { parser.expectResponse(to: head.method) } else {
             parser = ResponseParser(requestMethod: head.method, limits: parser.limits)
             parserPrimed = true
@@ -66,7 +68,15 @@ final class HTTP1Connection: @unchecked Sendable {
             framing = .chunked
         }
         _ = machine.startRequest(method: head.method, hasBody: hasBody)
+        // The head is built in a buffer kept from the previous request (no allocation once it is warm).
         var buffer: [UInt8] = []
+        swap(&buffer, &headBuffer)
+        defer {
+            if buffer.capacity <= 16 * 1024 {
+                buffer.removeAll(keepingCapacity: true)
+                swap(&buffer, &headBuffer)
+            }
+        }
         buffer.reserveCapacity(512)
         try encoder.writeHead(head, host: hostHeader, body: framing, into: &buffer)
         do {

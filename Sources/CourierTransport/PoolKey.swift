@@ -2,11 +2,38 @@
 /// socket actually connects to (differs from the origin for a fallback address). TLS settings join the key
 /// when TLS lands.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
-    var scheme: String
-    var host: String
-    var port: Int
-    var connectHost: String
-    var connectPort: Int
+    let scheme: String
+    let host: String
+    let port: Int
+    let connectHost: String
+    let connectPort: Int
+    /// Hashed once: the pool looks a key up several times per request, and hashing three strings each time
+    /// showed in profiles.
+    private let hash: Int
+
+    init(scheme: String, host: String, port: Int, connectHost: String, connectPort: Int) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.connectHost = connectHost
+        self.connectPort = connectPort
+        var hasher = Hasher()
+        hasher.combine(scheme)
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(connectHost)
+        hasher.combine(connectPort)
+        self.hash = hasher.finalize()
+    }
+
+    static func == (a: PoolKey, b: PoolKey) -> Bool {
+        a.hash == b.hash && a.port == b.port && a.connectPort == b.connectPort && a.host == b.host
+            && a.connectHost == b.connectHost && a.scheme == b.scheme
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
 
     var description: String {
         let origin = "\(scheme)://\(host):\(port)"

@@ -279,6 +279,32 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(again.metrics.reusedConnection == false)
     }
 
+    @Test func reusingAConnectionRestartsItsIdlePeriod() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        var configuration = HTTPClientConfiguration()
+        configuration.idleTimeout = .milliseconds(800)
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let start = ContinuousClock.now
+        _ = try await client.execute(HTTPRequest(url: url(peer.url("/bytes/10"))))
+        try await Task.sleep(until: start + .milliseconds(500))
+        let second = try await client.execute(HTTPRequest(url: url(peer.url("/bytes/10"))))
+        let secondDone = ContinuousClock.now
+        #expect(second.metrics.reusedConnection)
+        // The timer armed for the first idle period fires about 800 ms after the start; by then the connection
+        // has been idle for about 300 ms only, so it must stay open (checked only if the machine kept up).
+        try await Task.sleep(until: start + .milliseconds(1100))
+        if ContinuousClock.now - secondDone < .milliseconds(700) {
+            #expect(client.openConnectionCount == 1)
+        }
+        // It closes once it has been idle for the whole timeout since its last use, and not before.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while client.openConnectionCount > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(client.openConnectionCount == 0)
+        #expect(ContinuousClock.now - secondDone >= .milliseconds(750))
+    }
+
     @Test func totalDeadlineCoversTheBody() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }

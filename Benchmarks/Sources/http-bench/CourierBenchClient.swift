@@ -1,4 +1,5 @@
 import CourierKit
+import CourierPosix
 import Foundation
 
 /// Courier's own transport, configured like the peers: a pool as wide as the concurrency, no decompression,
@@ -18,7 +19,11 @@ struct CourierBenchClient: BenchClient {
         configuration.userAgent = nil
         // COURIER_PIN=1 runs each request with the event loop as its executor (see HTTPClientConfiguration).
         configuration.runsRequestsOnEventLoop = ProcessInfo.processInfo.environment["COURIER_PIN"] == "1"
-        client = HTTPClient(configuration: configuration)
+        if let loops = ProcessInfo.processInfo.environment["COURIER_LOOPS"].flatMap({ Int($0) }) {
+            client = HTTPClient(configuration: configuration, eventLoopGroup: try EventLoopGroup(threads: loops))
+        } else {
+            client = HTTPClient(configuration: configuration)
+        }
         var headers = HTTPHeaders()
         if options.newConnection { headers.add(name: "Connection", value: "close") }
         request = HTTPRequest(url: url, headers: headers, decompress: false)
