@@ -233,7 +233,8 @@ extension Result where Failure == CourierError {
                 Issue.record("untyped error \(error)")
             }
         }
-        #expect(seconds >= 0.25 && seconds < 5, "took \(seconds) s")
+        // The lower bound is the point; the upper one only catches a hang (the plugin never answers at all).
+        #expect(seconds >= 0.25 && seconds < 20, "took \(seconds) s")
         #expect(server.requests.isEmpty)
     }
 

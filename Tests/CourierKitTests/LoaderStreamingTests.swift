@@ -198,7 +198,7 @@ import Testing
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect((ContinuousClock.now - start) < .seconds(2))
+        #expect((ContinuousClock.now - start) < .seconds(5))  // the server answers after 10 s
         #expect(throws: CourierError.self) { try result.get() }
         if case .failure(let error) = result { #expect((error as? CourierError)?.kind == .cancelled) }
 

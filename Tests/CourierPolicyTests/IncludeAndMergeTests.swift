@@ -1,5 +1,6 @@
 import CourierCore
 import CourierPolicy
+import CourierTestSupport
 import Testing
 
 @Suite struct IncludeAndMergeTests {
@@ -190,8 +191,10 @@ import Glibc
         let summaries = await withTaskGroup(of: [String].self) { group in
             for _ in 0..<16 {
                 group.addTask {
-                    let result = compiler.compile(file: path)
-                    return result.graph?.services.map { "\($0.name):\($0.retry.maxAttempts):\($0.origins.count)" } ?? []
+                    await offThePool {
+                        let result = compiler.compile(file: path)
+                        return result.graph?.services.map { "\($0.name):\($0.retry.maxAttempts):\($0.origins.count)" } ?? []
+                    }
                 }
             }
             var all: [[String]] = []

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierPolicy
+import CourierTestSupport
 import Testing
 
 /// A generated 10,000-service policy compiles quickly and routes correctly (the Benchmarks/ package measures
@@ -41,38 +42,44 @@ import Testing
         return yaml
     }
 
-    @Test func tenThousandServices() throws {
-        let yaml = Self.generatedPolicy(services: 10_000)
+    @Test func tenThousandServices() async throws {
+        let (yaml, compilation, elapsed) = await offThePool {
+            let yaml = Self.generatedPolicy(services: 10_000)
+            var result: PolicyCompilation?
+            let elapsed = threadCPUTime { result = compile(yaml, name: "generated.yaml") }
+            return (yaml, result!, elapsed)
+        }
         #expect(yaml.utf8.count > 1_000_000)
-        let clock = ContinuousClock()
-        var result: PolicyCompilation?
-        let elapsed = clock.measure { result = compile(yaml, name: "generated.yaml") }
-        let compilation = try #require(result)
         #expect(compilation.diagnostics == [])
         let graph = try #require(compilation.graph)
         #expect(graph.services.count == 10_000)
         #expect(graph.route(for: "https://x.api9876.example.com/v1/search")?.service?.name == "svc-9876")
         #expect(graph.route(for: "https://api4321.example.com/v1/search")?.rateLimit == RateLimit(requestsPerSecond: 2, burst: 2))
-        // Debug builds are ~10x slower than release; this bound only catches quadratic behaviour.
-        #expect(elapsed < .seconds(8), "compiling 10,000 services took \(elapsed)")
-        print("10,000-service policy (\(yaml.utf8.count) bytes) compiled in \(elapsed)")
+        // Debug builds are ~10x slower than release; this bound only catches quadratic behaviour. It is the
+        // compiling thread's CPU time, which other work on a loaded machine does not inflate.
+        #expect(elapsed < .seconds(8), "compiling 10,000 services took \(elapsed) of CPU")
+        print("10,000-service policy (\(yaml.utf8.count) bytes) compiled in \(elapsed) of CPU")
     }
 
-    @Test func tenThousandPlainServices() throws {
-        let yaml = Self.generatedPolicy(services: 10_000, rich: false)
-        let clock = ContinuousClock()
-        var result: PolicyCompilation?
-        let elapsed = clock.measure { result = compile(yaml, name: "generated.yaml") }
+    @Test func tenThousandPlainServices() async throws {
+        let (result, elapsed) = await offThePool {
+            let yaml = Self.generatedPolicy(services: 10_000, rich: false)
+            var result: PolicyCompilation?
+            let elapsed = threadCPUTime { result = compile(yaml, name: "generated.yaml") }
+            return (result, elapsed)
+        }
         #expect(result?.diagnostics.map(\.rule) == ["unused-authoriser"])
         #expect(result?.graph?.services.count == 10_000)
-        #expect(elapsed < .seconds(8), "compiling 10,000 services took \(elapsed)")
-        print("10,000-service plain policy (\(yaml.utf8.count) bytes) compiled in \(elapsed)")
+        #expect(elapsed < .seconds(8), "compiling 10,000 services took \(elapsed) of CPU")
+        print("10,000-service plain policy compiled in \(elapsed) of CPU")
     }
 
-    @Test func duplicateHostsAmongManyServicesAreAllFound() throws {
-        var yaml = Self.generatedPolicy(services: 2_000)
-        yaml += "  dup-a:\n    hosts: [api17.example.com]\n  dup-b:\n    hosts: [\"*.api42.example.com\"]\n"
-        let result = compile(yaml, name: "generated.yaml")
+    @Test func duplicateHostsAmongManyServicesAreAllFound() async throws {
+        let result = await offThePool {
+            var yaml = Self.generatedPolicy(services: 2_000)
+            yaml += "  dup-a:\n    hosts: [api17.example.com]\n  dup-b:\n    hosts: [\"*.api42.example.com\"]\n"
+            return compile(yaml, name: "generated.yaml")
+        }
         #expect(result.rules("host-claimed-twice").count == 2)
     }
 }

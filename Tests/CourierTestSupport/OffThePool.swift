@@ -1,0 +1,29 @@
+import Foundation
+
+/// Runs CPU-heavy synchronous work (compiling 10,000 services, 20,000 fuzz inputs) on a thread of its own and
+/// returns its result.
+///
+/// Swift concurrency's cooperative pool has one thread per core, two on CI. A test that computes for seconds
+/// on it holds one of them, and two such tests stall every other suite's timers and socket callbacks: a
+/// loader test expecting a 1 s Retry-After then sees 8 s. Heavy work runs here; `#expect` stays in the test,
+/// on the result, where Swift Testing can attribute it.
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: work()) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
+/// The CPU time the calling thread spends in `work`: unlike wall time, not inflated by other processes on a
+/// loaded machine, so a bound on it catches accidentally quadratic work without failing on a busy CI runner.
+public func threadCPUTime(_ work: () -> Void) -> Duration {
+    func now() -> Duration {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
+    }
+    let start = now()
+    work()
+    return now() - start
+}
