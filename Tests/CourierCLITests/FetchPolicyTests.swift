@@ -18,9 +18,11 @@ import Testing
               local:
                 hosts: [127.0.0.1]
                 scheme: http
-                retry: { max-attempts: 3, on: [503], backoff: { initial: 20ms, jitter: none } }
+                retry: { max-attempts: 3, on: [503], methods: [GET, POST], backoff: { initial: 20ms, jitter: none } }
             """)
         let result = try await CourierProcess.run(["fetch", "--policy", policy, "-v", "--json-report", "-", server.url("/v1/item")])
+        // -v also shows the policy's warnings (retrying POST without an idempotency key), with file:line:column.
+        #expect(result.stderr.contains("\(policy):6:51: warning:"), "\(result.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "fine")
         let report = try #require(try FetchTestFiles.reports(result.stderr).first)

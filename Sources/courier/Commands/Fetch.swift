@@ -93,14 +93,18 @@ extension CourierCommand {
             defer { client.shutdown() }
             let fetcher: any URLFetcher
             if let policy {
-                do {
-                    let service = try DataLoaderService(policyFile: policy, userAgent: "courier/\(CourierCommand.configuration.version)", client: client)
-                    fetcher = LoaderFetcher(service: service, template: template, verbose: verbose)
-                } catch {
+                // Compiled here rather than by DataLoaderService(policyFile:) so that -v can show the warnings of
+                // a policy that compiles.
+                let compilation = PolicyCompiler(registry: .standard).compile(file: policy)
+                guard !compilation.hasErrors, let graph = compilation.graph else {
+                    let error = PolicyLoadError(path: policy, diagnostics: compilation.diagnostics)
                     for diagnostic in error.diagnostics { StandardError.write(diagnostic.description) }
                     StandardError.write("courier fetch: \(error); no request was sent")
                     throw ExitCode(FetchExitCode.usage)
                 }
+                if verbose { for diagnostic in compilation.diagnostics { StandardError.write(diagnostic.description) } }
+                let service = DataLoaderService(graph: graph, userAgent: "courier/\(CourierCommand.configuration.version)", client: client)
+                fetcher = LoaderFetcher(service: service, template: template, verbose: verbose)
             } else {
                 fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)
             }
