@@ -180,57 +180,23 @@ public final class HTTPClient: Sendable {
     }
 
     /// Sends a request, following redirects, until a final response head arrives.
+    ///
+    /// The decisions (validation, redirects, the error to throw) are synchronous helpers: an async function keeps
+    /// each of its temporaries in a task allocation, a synchronous one on the stack.
     nonisolated(nonsending) private func exchangeHead(_ request: HTTPRequest) async throws(CourierError) -> Exchange {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         let timeouts = request.timeouts ?? configuration.timeouts
         let deadline = start + timeouts.total
-        // Refuse header injection and bad methods before any connection is made.
-        if let bad = request.headers.firstInvalidField {
-            throw CourierError(
-                .policy, "the header '\(bad.name)' has an invalid name or a CR, LF or NUL in its value; nothing was sent",
-                url: request.url.description
-            )
-        }
-        guard request.method.isValidToken else {
-            throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
-        }
+        try validate(request)
         var current = request
         var metrics = RequestMetrics()
-        let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
         do {
             while true {
                 let (connection, head) = try await attempt(current, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
-                if maxRedirects > 0, RedirectRule.redirectStatuses.contains(head.status),
-                    let redirect = try RedirectRule.next(
-                        status: head.status, method: current.method, url: current.url, location: head.headers["location"]
-                    )
-                {
-                    guard metrics.redirects < maxRedirects else {
-                        connection.abandon()
-                        pool.release(connection, reusable: false)
-                        throw CourierError(
-                            .tooManyRedirects, "more than \(maxRedirects) redirects", url: current.url.description
-                        )
-                    }
+                if let redirect = try redirect(for: head, of: current, on: connection, metrics: metrics) {
                     try await drain(connection, deadline: deadline, idle: timeouts.idle, metrics: &metrics)
                     metrics.redirects += 1
-                    var next = current
-                    next.method = redirect.method
-                    next.url = redirect.url
-                    next.headers = redirect.headers(from: current.headers)
-                    if next.connectTo != nil && redirect.isCrossOrigin { next.connectTo = nil }
-                    if redirect.keepsBody {
-                        guard current.body.isReplayable else {
-                            throw CourierError(
-                                .policy, "a \(head.status) redirect asks to resend a streamed body, which cannot be replayed",
-                                url: current.url.description
-                            )
-                        }
-                    } else {
-                        next.body = .none
-                    }
-                    current = next
+                    current = try nextRequest(after: current, following: redirect, status: head.status)
                     continue
                 }
                 let decoder = try makeDecoder(for: head, request: current)
@@ -240,12 +206,75 @@ public final class HTTPClient: Sendable {
                 )
             }
         } catch {
-            var failure = CourierError.from(error, url: current.url.description, deadline: deadline, timeouts: timeouts)
-            failure.bytesSent = metrics.bytesSent
-            failure.bytesReceived = metrics.bytesReceived
-            failure.attempts = metrics.attempts
-            throw failure
+            throw failure(error, url: current.url, deadline: deadline, timeouts: timeouts, metrics: metrics)
         }
+    }
+
+    /// Refuses header injection and bad methods before any connection is made.
+    @inline(never)
+    private func validate(_ request: HTTPRequest) throws(CourierError) {
+        if let bad = request.headers.firstInvalidField {
+            throw CourierError(
+                .policy, "the header '\(bad.name)' has an invalid name or a CR, LF or NUL in its value; nothing was sent",
+                url: request.url.description
+            )
+        }
+        guard request.method.isValidToken else {
+            throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
+        }
+    }
+
+    /// The redirect a response head asks for, if it is to be followed; past the limit the connection is closed and
+    /// the error thrown.
+    @inline(never)
+    private func redirect(
+        for head: HTTPResponseHead, of request: HTTPRequest, on connection: HTTP1Connection, metrics: RequestMetrics
+    ) throws -> Redirect? {
+        let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
+        guard maxRedirects > 0, RedirectRule.redirectStatuses.contains(head.status),
+            let redirect = try RedirectRule.next(
+                status: head.status, method: request.method, url: request.url, location: head.headers["location"]
+            )
+        else { return nil }
+        guard metrics.redirects < maxRedirects else {
+            connection.abandon()
+            pool.release(connection, reusable: false)
+            throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url.description)
+        }
+        return redirect
+    }
+
+    /// The request a followed redirect makes (after the redirect's own body was drained).
+    @inline(never)
+    private func nextRequest(after current: HTTPRequest, following redirect: Redirect, status: Int) throws -> HTTPRequest {
+        var next = current
+        next.method = redirect.method
+        next.url = redirect.url
+        next.headers = redirect.headers(from: current.headers)
+        if next.connectTo != nil && redirect.isCrossOrigin { next.connectTo = nil }
+        if redirect.keepsBody {
+            guard current.body.isReplayable else {
+                throw CourierError(
+                    .policy, "a \(status) redirect asks to resend a streamed body, which cannot be replayed",
+                    url: current.url.description
+                )
+            }
+        } else {
+            next.body = .none
+        }
+        return next
+    }
+
+    /// The error a failed exchange throws, with the bytes and attempts so far.
+    @inline(never)
+    private func failure(
+        _ error: any Error, url: HTTPURL, deadline: ContinuousClock.Instant, timeouts: TimeoutPolicy, metrics: RequestMetrics
+    ) -> CourierError {
+        var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: timeouts)
+        failure.bytesSent = metrics.bytesSent
+        failure.bytesReceived = metrics.bytesReceived
+        failure.attempts = metrics.attempts
+        return failure
     }
 
     /// Closes idle connections and fails waiting requests. Requests in flight finish.
@@ -264,6 +293,37 @@ public final class HTTPClient: Sendable {
         _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: ContinuousClock.Instant,
         start: ContinuousClock.Instant, metrics: inout RequestMetrics
     ) async throws -> (HTTP1Connection, HTTPResponseHead) {
+        let (key, head) = prepare(request)
+        metrics.attempts = 0
+        for attemptNumber in 1...2 {
+            metrics.attempts = attemptNumber
+            let connectTimeout = min(timeouts.connect, remaining(until: deadline))
+            guard connectTimeout > .zero else { throw TotalDeadline() }
+            let connection = try await pool.lease(key, connectTimeout: connectTimeout)
+            leased(connection, metrics: &metrics)
+            do {
+                try await connection.send(
+                    head: head, hostHeader: request.url.hostHeader, body: request.body,
+                    timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) }
+                )
+                while true {
+                    let event = try await connection.nextEvent(timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) })
+                    if case .head(let responseHead) = event {
+                        headArrived(on: connection, start: start, metrics: &metrics)
+                        return (connection, responseHead)
+                    }
+                }
+            } catch {
+                guard attemptFailed(connection, error: error, number: attemptNumber, request: request, key: key, metrics: &metrics)
+                else { throw error }
+            }
+        }
+        preconditionFailure("unreachable: the second attempt returns or throws")
+    }
+
+    /// The pool key and the request head (with the default headers added) of a request.
+    @inline(never)
+    private func prepare(_ request: HTTPRequest) -> (PoolKey, HTTPRequestHead) {
         let key = PoolKey(
             scheme: request.url.scheme, host: request.url.host, port: request.url.port,
             connectHost: request.connectTo?.host ?? request.url.host,
@@ -276,47 +336,42 @@ public final class HTTPClient: Sendable {
         if let agent = configuration.userAgent, !head.headers.contains("user-agent") {
             head.headers.add(name: "User-Agent", value: agent)
         }
-        metrics.attempts = 0
-        for attemptNumber in 1...2 {
-            metrics.attempts = attemptNumber
-            let connectTimeout = min(timeouts.connect, remaining(until: deadline))
-            guard connectTimeout > .zero else { throw TotalDeadline() }
-            let connection = try await pool.lease(key, connectTimeout: connectTimeout)
-            if let setup = connection.setup {
-                metrics.dns = (metrics.dns ?? .zero) + (setup.dns ?? .zero)
-                metrics.connect = (metrics.connect ?? .zero) + (setup.connect ?? .zero)
-                if let tls = setup.tls { metrics.tls = (metrics.tls ?? .zero) + tls }
-                connection.setup = nil
-            }
-            metrics.reusedConnection = connection.wasReused
-            do {
-                try await connection.send(
-                    head: head, hostHeader: request.url.hostHeader, body: request.body,
-                    timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) }
-                )
-                while true {
-                    let event = try await connection.nextEvent(timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) })
-                    if case .head(let responseHead) = event {
-                        metrics.bytesSent += connection.bytesSent
-                        if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
-                        return (connection, responseHead)
-                    }
-                }
-            } catch {
-                metrics.bytesSent += connection.bytesSent
-                metrics.bytesReceived += connection.bytesReceived
-                let failure = connection.fail(HTTP1ConnectionStateMachine.FailureCause(error))
-                pool.release(connection, reusable: false)
-                if attemptNumber == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable,
-                    !Task.isCancelled
-                {
-                    pool.closeIdle(key)
-                    continue
-                }
-                throw error
-            }
+        return (key, head)
+    }
+
+    /// Records a leased connection's set-up timings (once) and whether it was reused.
+    @inline(never)
+    private func leased(_ connection: HTTP1Connection, metrics: inout RequestMetrics) {
+        if let setup = connection.setup {
+            metrics.dns = (metrics.dns ?? .zero) + (setup.dns ?? .zero)
+            metrics.connect = (metrics.connect ?? .zero) + (setup.connect ?? .zero)
+            if let tls = setup.tls { metrics.tls = (metrics.tls ?? .zero) + tls }
+            connection.setup = nil
         }
-        preconditionFailure("unreachable: the second attempt returns or throws")
+        metrics.reusedConnection = connection.wasReused
+    }
+
+    @inline(never)
+    private func headArrived(on connection: HTTP1Connection, start: ContinuousClock.Instant, metrics: inout RequestMetrics) {
+        metrics.bytesSent += connection.bytesSent
+        if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
+    }
+
+    /// Closes the connection of a failed attempt; returns whether to try again on a fresh connection.
+    @inline(never)
+    private func attemptFailed(
+        _ connection: HTTP1Connection, error: any Error, number: Int, request: HTTPRequest, key: PoolKey,
+        metrics: inout RequestMetrics
+    ) -> Bool {
+        metrics.bytesSent += connection.bytesSent
+        metrics.bytesReceived += connection.bytesReceived
+        let failure = connection.fail(HTTP1ConnectionStateMachine.FailureCause(error))
+        pool.release(connection, reusable: false)
+        if number == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable, !Task.isCancelled {
+            pool.closeIdle(key)
+            return true
+        }
+        return false
     }
 
     /// Reads a redirect's body to its end so the connection can be reused (closing it if the body is large).
