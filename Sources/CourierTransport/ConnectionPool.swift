@@ -54,7 +54,7 @@ final class ConnectionPool: Sendable {
 
     /// A connection for `key`: an idle one (checked for a server-side close first), a new one, or the next one
     /// freed, in FIFO order with other waiting requests. Cancellation of the waiting task resumes it at once.
-    func lease(_ key: PoolKey, connectTimeout: Duration) async throws -> HTTP1Connection {
+    nonisolated(nonsending) func lease(_ key: PoolKey, connectTimeout: Duration) async throws -> HTTP1Connection {
         let (request, outcome) = state.withLock { s -> (RequestID, LeaseOutcome) in
             let request = s.nextRequestID
             s.nextRequestID &+= 1
@@ -107,7 +107,7 @@ final class ConnectionPool: Sendable {
         return .effects(translate(action, key: key, machineIsEmpty: empty, in: &s))
     }
 
-    private func wait(for request: RequestID, key: PoolKey) async throws -> HTTP1Connection {
+    nonisolated(nonsending) private func wait(for request: RequestID, key: PoolKey) async throws -> HTTP1Connection {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTP1Connection, any Error>) in
                 let ready = state.withLock { s -> Result<HTTP1Connection, any Error>? in

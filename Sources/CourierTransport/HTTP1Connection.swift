@@ -38,12 +38,32 @@ final class HTTP1Connection: @unchecked Sendable {
     // MARK: - Sending
 
     /// Starts a request: writes the head and, for a byte body, the body, in one write when it is small.
-    func send(
+    ///
+    /// A request without a body or with a small one is encoded by a synchronous helper and written at once: an
+    /// async function keeps each of its temporaries in a task allocation, a synchronous one on the stack.
+    nonisolated(nonsending) func send(
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
         timeout: () throws -> Duration
     ) async throws {
+        guard let whole = try encodeWhole(head: head, hostHeader: hostHeader, body: body) else {
+            return try await sendInParts(head: head, hostHeader: hostHeader, body: body, timeout: timeout)
+        }
+        do {
+            try await stream.write(whole, timeout: timeout())
+        } catch {
+            encoder.reset()
+            recycle(consume whole)
+            throw error
+        }
+        var hasBody = false
+        if case .bytes = body { hasBody = true }
+        wholeWritten(consume whole, hasBody: hasBody)
+    }
+
+    /// Resets the per-request state and starts the machine's request (shared by both ways of sending).
+    private func begin(head: HTTPRequestHead, body: HTTPRequest.Body) -> RequestBodyFraming {
         bytesSent = 0
         bytesReceived = 0
         firstByteAt = nil
@@ -68,37 +88,78 @@ final class HTTP1Connection: @unchecked Sendable {
             framing = .chunked
         }
         _ = machine.startRequest(method: head.method, hasBody: hasBody)
-        // The head is built in a buffer kept from the previous request (no allocation once it is warm).
+        return framing
+    }
+
+    /// The whole request (head, and a body of at most 64 KiB) encoded in the buffer kept from the previous
+    /// request (no allocation once it is warm); nil, having changed nothing, when the body is streamed or larger.
+    @inline(never)
+    private func encodeWhole(head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body) throws -> [UInt8]? {
+        switch body {
+        case .none: break
+        case .bytes(let bytes) where bytes.count <= 64 * 1024: break
+        default: return nil
+        }
+        let framing = begin(head: head, body: body)
         var buffer: [UInt8] = []
         swap(&buffer, &headBuffer)
-        defer {
-            if buffer.capacity <= 16 * 1024 {
-                buffer.removeAll(keepingCapacity: true)
-                swap(&buffer, &headBuffer)
-            }
+        buffer.reserveCapacity(512)
+        do {
+            try encoder.writeHead(head, host: hostHeader, body: framing, into: &buffer)
+        } catch {
+            recycle(consume buffer)
+            throw error
         }
+        do {
+            if case .bytes(let bytes) = body { try encoder.writeBodyPart(bytes, into: &buffer) }
+            try encoder.writeEnd(into: &buffer)
+        } catch {
+            encoder.reset()
+            recycle(consume buffer)
+            throw error
+        }
+        return buffer
+    }
+
+    /// After the whole request was written: the machine's bookkeeping, and the buffer kept for the next one.
+    @inline(never)
+    private func wholeWritten(_ buffer: consuming [UInt8], hasBody: Bool) {
+        bytesSent += Int64(buffer.count)
+        _ = machine.requestHeadWritten()
+        if hasBody { _ = machine.requestBodyEnded() }
+        recycle(consume buffer)
+    }
+
+    /// Keeps a request buffer's storage for the next request (unless a large body made it large). The buffer is
+    /// consumed: emptying a copy that is still referenced elsewhere would allocate a new one.
+    private func recycle(_ buffer: consuming [UInt8]) {
+        guard buffer.capacity <= 16 * 1024 else { return }
+        buffer.removeAll(keepingCapacity: true)
+        headBuffer = buffer
+    }
+
+    /// A request whose body is streamed or over 64 KiB: the head first, then the body in parts.
+    nonisolated(nonsending) private func sendInParts(
+        head: HTTPRequestHead,
+        hostHeader: String,
+        body: HTTPRequest.Body,
+        timeout: () throws -> Duration
+    ) async throws {
+        let framing = begin(head: head, body: body)
+        var buffer: [UInt8] = []
         buffer.reserveCapacity(512)
         try encoder.writeHead(head, host: hostHeader, body: framing, into: &buffer)
         do {
             switch body {
             case .none:
-                try encoder.writeEnd(into: &buffer)
+                preconditionFailure("a request without a body is sent whole")
+            case .bytes(let bytes):
                 try await write(buffer, timeout: timeout())
                 _ = machine.requestHeadWritten()
-            case .bytes(let bytes):
-                if bytes.count <= 64 * 1024 {
-                    try encoder.writeBodyPart(bytes, into: &buffer)
-                    try encoder.writeEnd(into: &buffer)
-                    try await write(buffer, timeout: timeout())
-                    _ = machine.requestHeadWritten()
-                } else {
-                    try await write(buffer, timeout: timeout())
-                    _ = machine.requestHeadWritten()
-                    var part: [UInt8] = []
-                    try encoder.writeBodyPart(bytes, into: &part)
-                    try encoder.writeEnd(into: &part)
-                    try await write(part, timeout: timeout())
-                }
+                var part: [UInt8] = []
+                try encoder.writeBodyPart(bytes, into: &part)
+                try encoder.writeEnd(into: &part)
+                try await write(part, timeout: timeout())
                 _ = machine.requestBodyEnded()
             case .stream(let parts):
                 try await write(buffer, timeout: timeout())
@@ -119,7 +180,7 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    private func write(_ bytes: [UInt8], timeout: Duration) async throws {
+    nonisolated(nonsending) private func write(_ bytes: [UInt8], timeout: Duration) async throws {
         try await stream.write(bytes, timeout: timeout)
         bytesSent += Int64(bytes.count)
     }
@@ -128,37 +189,51 @@ final class HTTP1Connection: @unchecked Sendable {
 
     /// The next response event, reading from the stream when the parser needs more bytes.
     /// `timeout` is asked before each read (it shrinks as the request's total deadline nears).
-    func nextEvent(timeout: () throws -> Duration) async throws -> ResponseEvent {
+    ///
+    /// The parsing and bookkeeping live in synchronous helpers: an async function keeps each of its temporaries
+    /// in a task allocation (about eight per call here when they were inline), a synchronous one on the stack.
+    nonisolated(nonsending) func nextEvent(timeout: () throws -> Duration) async throws -> ResponseEvent {
         while true {
-            if let event = try parser.next() {
-                switch event {
-                case .head(let head):
-                    _ = machine.responseHeadReceived(head)
-                case .body(let bytes):
-                    _ = machine.responseBodyReceived(bytes)
-                case .trailers(let trailers):
-                    _ = machine.responseTrailersReceived(trailers)
-                case .end(let keepAlive):
-                    if case .succeedRequest(let disposition) = machine.responseEnded(keepAlive: keepAlive) {
-                        reusable = disposition == .reuse && parser.bufferedByteCount == 0 && !requestAsksToClose
-                    }
-                }
-                return event
-            }
+            if let event = try takeEvent() { return event }
             let bytes = try await stream.read(maxBytes: readSize, timeout: timeout())
-            if bytes.isEmpty {
-                // The server closed before answering: on a kept-alive connection that is the idle-close race,
-                // which the client retries on a fresh connection, not a framing error.
-                if firstByteAt == nil { throw ClosedBeforeResponse() }
-                parser.eof()
-            } else {
-                if firstByteAt == nil {
-                    firstByteAt = .now
-                    _ = machine.responseBytesReceived()
-                }
-                bytesReceived += Int64(bytes.count)
-                parser.feed(bytes)
+            try absorb(bytes)
+        }
+    }
+
+    /// The next event the parser has from the bytes already received, with the machine told about it.
+    @inline(never)
+    private func takeEvent() throws -> ResponseEvent? {
+        guard let event = try parser.next() else { return nil }
+        switch event {
+        case .head(let head):
+            _ = machine.responseHeadReceived(head)
+        case .body(let bytes):
+            _ = machine.responseBodyReceived(bytes)
+        case .trailers(let trailers):
+            _ = machine.responseTrailersReceived(trailers)
+        case .end(let keepAlive):
+            if case .succeedRequest(let disposition) = machine.responseEnded(keepAlive: keepAlive) {
+                reusable = disposition == .reuse && parser.bufferedByteCount == 0 && !requestAsksToClose
             }
+        }
+        return event
+    }
+
+    /// Feeds what a read returned to the parser (empty: the server closed the connection).
+    @inline(never)
+    private func absorb(_ bytes: [UInt8]) throws {
+        if bytes.isEmpty {
+            // The server closed before answering: on a kept-alive connection that is the idle-close race,
+            // which the client retries on a fresh connection, not a framing error.
+            if firstByteAt == nil { throw ClosedBeforeResponse() }
+            parser.eof()
+        } else {
+            if firstByteAt == nil {
+                firstByteAt = .now
+                _ = machine.responseBytesReceived()
+            }
+            bytesReceived += Int64(bytes.count)
+            parser.feed(bytes)
         }
     }
 

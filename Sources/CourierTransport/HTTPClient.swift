@@ -39,21 +39,87 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    private func collect(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
-        let response = try await stream(request)
-        let length = response.headers["content-length"].flatMap { Int($0) }
+    nonisolated(nonsending) private func collect(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
+        let exchange = try await exchangeHead(request)
+        let length = exchange.head.headers["content-length"].flatMap { Int($0) }
         // A large body (or one of unknown length) takes many reads; reading it with the event loop as the task's
         // executor resumes each parked read on the loop thread instead of hopping to another thread per read.
         // For a small body the two hops onto the loop and back would cost more than they save.
         if !configuration.runsRequestsOnEventLoop && request.method != .head && (length ?? Int.max) > 128 * 1024 {
+            let response = makeStreamingResponse(exchange)
             return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
                 try await self.readBody(of: response, request: request, length: length)
             }
         }
-        return try await readBody(of: response, request: request, length: length)
+        return try await readBodyDirectly(exchange, request: request, length: length)
     }
 
-    private func readBody(
+    /// Reads a body straight from the leased connection, without a ``ResponseBodyReader`` (one object, its lock
+    /// and an async call per chunk fewer per request): the same events, limits, metrics and errors as
+    /// ``readBody(of:request:length:)`` over ``stream(_:)``.
+    nonisolated(nonsending) private func readBodyDirectly(
+        _ exchange: Exchange, request: HTTPRequest, length: Int?
+    ) async throws(CourierError) -> HTTPResponse {
+        let connection = exchange.connection
+        var metrics = exchange.metrics
+        var trailers = HTTPHeaders()
+        var body: [UInt8] = []
+        if let length, length > 0, length <= configuration.maxBodyBytes, request.method != .head {
+            body.reserveCapacity(length)
+        }
+        do {
+            while true {
+                let event = try await connection.nextEvent(timeout: {
+                    try boundedTimeout(exchange.idle, deadline: exchange.deadline)
+                })
+                switch event {
+                case .head:
+                    continue
+                case .body(let bytes):
+                    var chunk = bytes
+                    if let decoder = exchange.decoder {
+                        let decoded = try decoder.decode(bytes)
+                        if decoded.isEmpty { continue }
+                        chunk = decoded[...]
+                    }
+                    guard body.count + chunk.count <= configuration.maxBodyBytes else {
+                        metrics.bytesReceived += connection.bytesReceived
+                        connection.abandon()
+                        pool.release(connection, reusable: false)
+                        var failure = CourierError(
+                            .bodyTooLarge, "the body is larger than \(configuration.maxBodyBytes) bytes",
+                            url: exchange.url.description
+                        )
+                        failure.bytesSent = metrics.bytesSent
+                        failure.bytesReceived = metrics.bytesReceived
+                        throw BodyFailure(error: failure)
+                    }
+                    body.append(contentsOf: chunk)
+                case .trailers(let fields):
+                    trailers = fields
+                case .end:
+                    if let decoder = exchange.decoder { try decoder.finish() }
+                    metrics.bytesReceived += connection.bytesReceived
+                    metrics.total = ContinuousClock.now - exchange.start
+                    pool.release(connection, reusable: connection.reusable)
+                    return HTTPResponse(head: exchange.head, body: body, trailers: trailers, url: exchange.url, metrics: metrics)
+                }
+            }
+        } catch let failure as BodyFailure {
+            throw failure.error
+        } catch {
+            let received = connection.bytesReceived
+            _ = connection.fail(.init(error))
+            metrics.bytesReceived += received
+            pool.release(connection, reusable: false)
+            var failure = CourierError.from(error, url: exchange.url.description, deadline: exchange.deadline, timeouts: nil)
+            failure.bytesSent = metrics.bytesSent
+            failure.bytesReceived = metrics.bytesReceived
+            throw failure
+        }
+    }
+
+    nonisolated(nonsending) private func readBody(
         of response: StreamingResponse, request: HTTPRequest, length: Int?
     ) async throws(CourierError) -> HTTPResponse {
         var body: [UInt8] = []
@@ -89,11 +155,64 @@ public final class HTTPClient: Sendable {
     /// Sends a request and returns as soon as the response head arrives; the body is read from
     /// ``StreamingResponse/body`` as the caller consumes it (backpressure: nothing is read ahead).
     public func stream(_ request: HTTPRequest) async throws(CourierError) -> StreamingResponse {
-        let clock = ContinuousClock()
-        let start = clock.now
+        makeStreamingResponse(try await exchangeHead(request))
+    }
+
+    /// A final response head (redirects followed) and the leased connection its body is to be read from.
+    private struct Exchange {
+        let connection: HTTP1Connection
+        let head: HTTPResponseHead
+        let url: HTTPURL
+        let metrics: RequestMetrics
+        let decoder: ContentDecoder?
+        let deadline: ContinuousClock.Instant
+        let idle: Duration
+        let start: ContinuousClock.Instant
+    }
+
+    private func makeStreamingResponse(_ exchange: sending Exchange) -> StreamingResponse {
+        let (head, url) = (exchange.head, exchange.url)
+        let reader = ResponseBodyReader(
+            connection: exchange.connection, pool: pool, decoder: exchange.decoder, deadline: exchange.deadline,
+            idle: exchange.idle, metrics: exchange.metrics, start: exchange.start, url: url
+        )
+        return StreamingResponse(head: head, url: url, body: reader)
+    }
+
+    /// Sends a request, following redirects, until a final response head arrives.
+    ///
+    /// The decisions (validation, redirects, the error to throw) are synchronous helpers: an async function keeps
+    /// each of its temporaries in a task allocation, a synchronous one on the stack.
+    nonisolated(nonsending) private func exchangeHead(_ request: HTTPRequest) async throws(CourierError) -> Exchange {
+        let start = ContinuousClock.now
         let timeouts = request.timeouts ?? configuration.timeouts
         let deadline = start + timeouts.total
-        // Refuse header injection and bad methods before any connection is made.
+        try validate(request)
+        var current = request
+        var metrics = RequestMetrics()
+        do {
+            while true {
+                let (connection, head) = try await attempt(current, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
+                if let redirect = try redirect(for: head, of: current, on: connection, metrics: metrics) {
+                    try await drain(connection, deadline: deadline, idle: timeouts.idle, metrics: &metrics)
+                    metrics.redirects += 1
+                    current = try nextRequest(after: current, following: redirect, status: head.status)
+                    continue
+                }
+                let decoder = try makeDecoder(for: head, request: current)
+                return Exchange(
+                    connection: connection, head: head, url: current.url, metrics: metrics, decoder: decoder,
+                    deadline: deadline, idle: timeouts.idle, start: start
+                )
+            }
+        } catch {
+            throw failure(error, url: current.url, deadline: deadline, timeouts: timeouts, metrics: metrics)
+        }
+    }
+
+    /// Refuses header injection and bad methods before any connection is made.
+    @inline(never)
+    private func validate(_ request: HTTPRequest) throws(CourierError) {
         if let bad = request.headers.firstInvalidField {
             throw CourierError(
                 .policy, "the header '\(bad.name)' has an invalid name or a CR, LF or NUL in its value; nothing was sent",
@@ -103,58 +222,59 @@ public final class HTTPClient: Sendable {
         guard request.method.isValidToken else {
             throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
         }
-        var current = request
-        var metrics = RequestMetrics()
+    }
+
+    /// The redirect a response head asks for, if it is to be followed; past the limit the connection is closed and
+    /// the error thrown.
+    @inline(never)
+    private func redirect(
+        for head: HTTPResponseHead, of request: HTTPRequest, on connection: HTTP1Connection, metrics: RequestMetrics
+    ) throws -> Redirect? {
         let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
-        do {
-            while true {
-                let (connection, head) = try await attempt(current, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
-                if maxRedirects > 0, RedirectRule.redirectStatuses.contains(head.status),
-                    let redirect = try RedirectRule.next(
-                        status: head.status, method: current.method, url: current.url, location: head.headers["location"]
-                    )
-                {
-                    guard metrics.redirects < maxRedirects else {
-                        connection.abandon()
-                        pool.release(connection, reusable: false)
-                        throw CourierError(
-                            .tooManyRedirects, "more than \(maxRedirects) redirects", url: current.url.description
-                        )
-                    }
-                    try await drain(connection, deadline: deadline, idle: timeouts.idle, metrics: &metrics)
-                    metrics.redirects += 1
-                    var next = current
-                    next.method = redirect.method
-                    next.url = redirect.url
-                    next.headers = redirect.headers(from: current.headers)
-                    if next.connectTo != nil && redirect.isCrossOrigin { next.connectTo = nil }
-                    if redirect.keepsBody {
-                        guard current.body.isReplayable else {
-                            throw CourierError(
-                                .policy, "a \(head.status) redirect asks to resend a streamed body, which cannot be replayed",
-                                url: current.url.description
-                            )
-                        }
-                    } else {
-                        next.body = .none
-                    }
-                    current = next
-                    continue
-                }
-                let decoder = try makeDecoder(for: head, request: current)
-                let reader = ResponseBodyReader(
-                    connection: connection, pool: pool, decoder: decoder, deadline: deadline, idle: timeouts.idle,
-                    metrics: metrics, start: start, url: current.url
-                )
-                return StreamingResponse(head: head, url: current.url, body: reader)
-            }
-        } catch {
-            var failure = CourierError.from(error, url: current.url.description, deadline: deadline, timeouts: timeouts)
-            failure.bytesSent = metrics.bytesSent
-            failure.bytesReceived = metrics.bytesReceived
-            failure.attempts = metrics.attempts
-            throw failure
+        guard maxRedirects > 0, RedirectRule.redirectStatuses.contains(head.status),
+            let redirect = try RedirectRule.next(
+                status: head.status, method: request.method, url: request.url, location: head.headers["location"]
+            )
+        else { return nil }
+        guard metrics.redirects < maxRedirects else {
+            connection.abandon()
+            pool.release(connection, reusable: false)
+            throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url.description)
         }
+        return redirect
+    }
+
+    /// The request a followed redirect makes (after the redirect's own body was drained).
+    @inline(never)
+    private func nextRequest(after current: HTTPRequest, following redirect: Redirect, status: Int) throws -> HTTPRequest {
+        var next = current
+        next.method = redirect.method
+        next.url = redirect.url
+        next.headers = redirect.headers(from: current.headers)
+        if next.connectTo != nil && redirect.isCrossOrigin { next.connectTo = nil }
+        if redirect.keepsBody {
+            guard current.body.isReplayable else {
+                throw CourierError(
+                    .policy, "a \(status) redirect asks to resend a streamed body, which cannot be replayed",
+                    url: current.url.description
+                )
+            }
+        } else {
+            next.body = .none
+        }
+        return next
+    }
+
+    /// The error a failed exchange throws, with the bytes and attempts so far.
+    @inline(never)
+    private func failure(
+        _ error: any Error, url: HTTPURL, deadline: ContinuousClock.Instant, timeouts: TimeoutPolicy, metrics: RequestMetrics
+    ) -> CourierError {
+        var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: timeouts)
+        failure.bytesSent = metrics.bytesSent
+        failure.bytesReceived = metrics.bytesReceived
+        failure.attempts = metrics.attempts
+        return failure
     }
 
     /// Closes idle connections and fails waiting requests. Requests in flight finish.
@@ -169,10 +289,41 @@ public final class HTTPClient: Sendable {
 
     /// Leases a connection, sends the request and reads the response head. Retries once on a fresh connection
     /// when a reused one turns out to have been closed by the server before answering.
-    private func attempt(
+    nonisolated(nonsending) private func attempt(
         _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: ContinuousClock.Instant,
         start: ContinuousClock.Instant, metrics: inout RequestMetrics
     ) async throws -> (HTTP1Connection, HTTPResponseHead) {
+        let (key, head) = prepare(request)
+        metrics.attempts = 0
+        for attemptNumber in 1...2 {
+            metrics.attempts = attemptNumber
+            let connectTimeout = min(timeouts.connect, remaining(until: deadline))
+            guard connectTimeout > .zero else { throw TotalDeadline() }
+            let connection = try await pool.lease(key, connectTimeout: connectTimeout)
+            leased(connection, metrics: &metrics)
+            do {
+                try await connection.send(
+                    head: head, hostHeader: request.url.hostHeader, body: request.body,
+                    timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) }
+                )
+                while true {
+                    let event = try await connection.nextEvent(timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) })
+                    if case .head(let responseHead) = event {
+                        headArrived(on: connection, start: start, metrics: &metrics)
+                        return (connection, responseHead)
+                    }
+                }
+            } catch {
+                guard attemptFailed(connection, error: error, number: attemptNumber, request: request, key: key, metrics: &metrics)
+                else { throw error }
+            }
+        }
+        preconditionFailure("unreachable: the second attempt returns or throws")
+    }
+
+    /// The pool key and the request head (with the default headers added) of a request.
+    @inline(never)
+    private func prepare(_ request: HTTPRequest) -> (PoolKey, HTTPRequestHead) {
         let key = PoolKey(
             scheme: request.url.scheme, host: request.url.host, port: request.url.port,
             connectHost: request.connectTo?.host ?? request.url.host,
@@ -185,51 +336,46 @@ public final class HTTPClient: Sendable {
         if let agent = configuration.userAgent, !head.headers.contains("user-agent") {
             head.headers.add(name: "User-Agent", value: agent)
         }
-        metrics.attempts = 0
-        for attemptNumber in 1...2 {
-            metrics.attempts = attemptNumber
-            let connectTimeout = min(timeouts.connect, remaining(until: deadline))
-            guard connectTimeout > .zero else { throw TotalDeadline() }
-            let connection = try await pool.lease(key, connectTimeout: connectTimeout)
-            if let setup = connection.setup {
-                metrics.dns = (metrics.dns ?? .zero) + (setup.dns ?? .zero)
-                metrics.connect = (metrics.connect ?? .zero) + (setup.connect ?? .zero)
-                if let tls = setup.tls { metrics.tls = (metrics.tls ?? .zero) + tls }
-                connection.setup = nil
-            }
-            metrics.reusedConnection = connection.wasReused
-            do {
-                try await connection.send(
-                    head: head, hostHeader: request.url.hostHeader, body: request.body,
-                    timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) }
-                )
-                while true {
-                    let event = try await connection.nextEvent(timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) })
-                    if case .head(let responseHead) = event {
-                        metrics.bytesSent += connection.bytesSent
-                        if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
-                        return (connection, responseHead)
-                    }
-                }
-            } catch {
-                metrics.bytesSent += connection.bytesSent
-                metrics.bytesReceived += connection.bytesReceived
-                let failure = connection.fail(HTTP1ConnectionStateMachine.FailureCause(error))
-                pool.release(connection, reusable: false)
-                if attemptNumber == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable,
-                    !Task.isCancelled
-                {
-                    pool.closeIdle(key)
-                    continue
-                }
-                throw error
-            }
+        return (key, head)
+    }
+
+    /// Records a leased connection's set-up timings (once) and whether it was reused.
+    @inline(never)
+    private func leased(_ connection: HTTP1Connection, metrics: inout RequestMetrics) {
+        if let setup = connection.setup {
+            metrics.dns = (metrics.dns ?? .zero) + (setup.dns ?? .zero)
+            metrics.connect = (metrics.connect ?? .zero) + (setup.connect ?? .zero)
+            if let tls = setup.tls { metrics.tls = (metrics.tls ?? .zero) + tls }
+            connection.setup = nil
         }
-        preconditionFailure("unreachable: the second attempt returns or throws")
+        metrics.reusedConnection = connection.wasReused
+    }
+
+    @inline(never)
+    private func headArrived(on connection: HTTP1Connection, start: ContinuousClock.Instant, metrics: inout RequestMetrics) {
+        metrics.bytesSent += connection.bytesSent
+        if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
+    }
+
+    /// Closes the connection of a failed attempt; returns whether to try again on a fresh connection.
+    @inline(never)
+    private func attemptFailed(
+        _ connection: HTTP1Connection, error: any Error, number: Int, request: HTTPRequest, key: PoolKey,
+        metrics: inout RequestMetrics
+    ) -> Bool {
+        metrics.bytesSent += connection.bytesSent
+        metrics.bytesReceived += connection.bytesReceived
+        let failure = connection.fail(HTTP1ConnectionStateMachine.FailureCause(error))
+        pool.release(connection, reusable: false)
+        if number == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable, !Task.isCancelled {
+            pool.closeIdle(key)
+            return true
+        }
+        return false
     }
 
     /// Reads a redirect's body to its end so the connection can be reused (closing it if the body is large).
-    private func drain(
+    nonisolated(nonsending) private func drain(
         _ connection: HTTP1Connection, deadline: ContinuousClock.Instant, idle: Duration, metrics: inout RequestMetrics
     ) async throws {
         var drained = 0
@@ -280,3 +426,8 @@ func boundedTimeout(_ idle: Duration, deadline: ContinuousClock.Instant) throws 
 
 /// The request's total deadline passed.
 struct TotalDeadline: Error {}
+
+/// A body failure already turned into the error to throw (the connection has been released).
+private struct BodyFailure: Error {
+    let error: CourierError
+}

@@ -77,6 +77,28 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         }
     }
 
+    @Test func aBodyOverTheLimitFailsAndItsConnectionIsNotReused() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxBodyBytes = 1000
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        do {
+            _ = try await client.execute(HTTPRequest(url: url(peer.url("/bytes/5000"))))
+            Issue.record("expected body-too-large")
+        } catch {
+            #expect(error.kind == .bodyTooLarge)
+            #expect(error.bytesSent > 40)
+            #expect(error.bytesReceived > 1000)
+        }
+        // The half-read connection was closed: the next request gets a fresh one and its whole body.
+        let next = try await client.execute(HTTPRequest(url: url(peer.url("/bytes/1000"))))
+        #expect(next.body == pattern(1000))
+        #expect(next.metrics.reusedConnection == false)
+        #expect(client.openConnectionCount == 1)
+    }
+
     @Test func redirectsAreFollowedUpToTheLimit() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }

@@ -3,6 +3,14 @@
 protocol BenchClient: Sendable {
     func get() async throws -> Int
     func shutdown() async throws
+    /// The executor the load generator's workers prefer (nil: the global concurrent executor). Courier's client
+    /// offers its event loop when `COURIER_CALLER_ON_LOOP=1`, the configuration ``HTTPClientConfiguration``
+    /// recommends for callers that run on the loop.
+    var workerExecutor: (any TaskExecutor)? { get }
+}
+
+extension BenchClient {
+    var workerExecutor: (any TaskExecutor)? { nil }
 }
 
 struct BadStatus: Error { var status: Int }

@@ -48,7 +48,7 @@ func run(_ options: BenchOptions) async throws {
     let cpuStart = cpuTimes()
     let results = try await withThrowingTaskGroup(of: (latencies: [Int64], bytes: Int, errors: Int).self) { group in
         for _ in 0..<options.concurrency {
-            group.addTask {
+            group.addTask(executorPreference: client.workerExecutor) {
                 var latencies: [Int64] = []
                 latencies.reserveCapacity(options.requests / options.concurrency + 1)
                 var bytes = 0
