@@ -50,12 +50,23 @@ final class ConnectionPool: Sendable {
         self.resolver = resolver
     }
 
+    /// Runs `body` under the lock for the hot paths (lease and release), trying it a few times before waiting:
+    /// `Mutex` on Linux waits in the kernel (a priority-inheritance futex, `futex_lock_pi`), which cost about 2.6 %
+    /// of the client's CPU at 64 requests in flight when the cooperative pool's threads met here, while the
+    /// critical section is a few dictionary and state-machine operations. The number of tries is bounded.
+    private func locked<R>(_ body: (inout sending State) -> sending R) -> sending R {
+        for _ in 0..<32 {
+            if let result = state.withLockIfAvailable(body) { return result }
+        }
+        return state.withLock(body)
+    }
+
     // MARK: - Leasing
 
     /// A connection for `key`: an idle one (checked for a server-side close first), a new one, or the next one
     /// freed, in FIFO order with other waiting requests. Cancellation of the waiting task resumes it at once.
     nonisolated(nonsending) func lease(_ key: PoolKey, connectTimeout: Duration) async throws -> HTTP1Connection {
-        let (request, outcome) = state.withLock { s -> (RequestID, LeaseOutcome) in
+        let (request, outcome) = locked { s -> (RequestID, LeaseOutcome) in
             let request = s.nextRequestID
             s.nextRequestID &+= 1
             return (request, leaseOutcome(request, key: key, connectTimeout: connectTimeout, in: &s))
@@ -129,7 +140,7 @@ final class ConnectionPool: Sendable {
 
     /// Gives a connection back. `reusable` is the connection state machine's verdict.
     func release(_ connection: HTTP1Connection, reusable: Bool) {
-        let effects = state.withLock { s -> [Effect] in
+        let effects = locked { s -> [Effect] in
             guard s.machines[connection.key] != nil else { return [.close(connection)] }
             let (action, empty) = Self.modify(&s.machines[connection.key]!) {
                 $0.connectionReleased(connection.id, reusable: reusable)
