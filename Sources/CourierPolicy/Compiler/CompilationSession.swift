@@ -102,7 +102,7 @@ struct CompilationSession {
                        suggestion: "include paths are relative to the file that includes them")
                 continue
             }
-            guard PolicyFileSystem.isRegularFile(target) else {
+            guard SystemCall.isRegularFile(target) else {
                 report(.includeMissing, "included path '\(include.path)' is not a regular file", at: include.location,
                        suggestion: "include names policy files, not directories")
                 continue

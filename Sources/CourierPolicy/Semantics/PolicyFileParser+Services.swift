@@ -122,7 +122,7 @@ extension PolicyFileParser {
                     continue
                 }
                 let absolute = PolicyFileSystem.absolute(PolicyFileSystem.resolve(text, from: self.path))
-                if PolicyFileSystem.isRegularFile(absolute) {
+                if SystemCall.isRegularFile(absolute) {
                     layer.set(path, .string(absolute), at: location(value))
                 } else {
                     report(.caFileMissing, "tls.ca-file '\(text)' does not exist (looked for \(absolute))", at: value, suggestion: "the path is relative to the file that says it")

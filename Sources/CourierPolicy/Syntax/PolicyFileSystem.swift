@@ -8,9 +8,9 @@ import Darwin
 
 import CourierCore
 
-/// The few file-system operations the compiler needs (read a file, canonicalise a path, check that a file
-/// exists). Reading goes through CourierCore's one system-call wrapper (``SystemCall``), and failures become a
-/// ``PolicyFileError`` that names the call, the path and errno.
+/// The few file-system operations the compiler needs: read a file, canonicalise and resolve include paths
+/// (whether a file exists is `SystemCall.isRegularFile`). Reading goes through CourierCore's one system-call
+/// wrapper (``SystemCall``), and failures become a ``PolicyFileError`` that names the call, the path and errno.
 enum PolicyFileSystem {
     /// Reads a whole regular file, refusing files larger than `maxBytes` before reading them.
     static func read(_ path: String, maxBytes: Int) -> Result<[UInt8], PolicyFileError> {
@@ -35,11 +35,6 @@ enum PolicyFileSystem {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    /// Whether `path` names an existing regular file.
-    static func isRegularFile(_ path: String) -> Bool {
-        SystemCall.isRegularFile(path)
     }
 
     /// `path` made absolute against the working directory (no symlink resolution; the file need not exist).
