@@ -146,7 +146,7 @@ final class IOChannel: SelectableHandler {
     ///
     /// Any error closes the channel: the operation's own ``SystemCallError``, a timeout (`timeout` with no
     /// readiness), cancellation of the waiting task (`CancellationError`), or a concurrent close.
-    func perform<T>(
+    nonisolated(nonsending) func perform<T>(
         _ direction: Direction,
         timeout: Duration?,
         drained: (T) -> Bool = { _ in false },
@@ -247,7 +247,7 @@ final class IOChannel: SelectableHandler {
     }
 
     /// Parks the task until `direction` becomes ready again; returns the epoch to retry with.
-    private func park(_ direction: Direction, since epoch: UInt64, timeout: Duration?) async throws -> UInt64 {
+    nonisolated(nonsending) private func park(_ direction: Direction, since epoch: UInt64, timeout: Duration?) async throws -> UInt64 {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> ParkOutcome in

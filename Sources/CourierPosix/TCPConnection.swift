@@ -113,7 +113,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///   - timeout: longest wait for the first byte; nil waits forever. On expiry the connection is closed
     ///     and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown.
     /// - Returns: the bytes read; empty at end of file (the peer closed its side).
-    public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
+    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
             return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -151,7 +151,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///
     /// The buffer must stay valid until the call returns. - Returns: the number of bytes read; 0 at end of
     /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
+    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
         return try await channel.perform(.read, timeout: timeout, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
@@ -164,12 +164,12 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///
     /// - Parameter timeout: longest wait for buffer space; nil waits forever. On expiry the connection is
     ///   closed and ``ConnectionError/Kind-swift.enum/writeTimeout`` is thrown.
-    public func write(_ bytes: [UInt8], timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) public func write(_ bytes: [UInt8], timeout: Duration? = nil) async throws {
         try await write(bytes[...], timeout: timeout)
     }
 
     /// Writes all of `bytes`; see ``write(_:timeout:)-([UInt8],_)``.
-    public func write(_ bytes: ArraySlice<UInt8>, timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, timeout: Duration? = nil) async throws {
         guard !bytes.isEmpty else { return }
         var offset = 0
         try await channel.perform(.write, timeout: timeout) { fd throws(SystemCallError) -> IOResult<Void> in
@@ -193,7 +193,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// buffers per call), e.g. a request head and its body without concatenating them first.
     ///
     /// - Parameter timeout: as for ``write(_:timeout:)-([UInt8],_)``.
-    public func write(vectored buffers: [[UInt8]], timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) public func write(vectored buffers: [[UInt8]], timeout: Duration? = nil) async throws {
         let buffers = buffers.filter { !$0.isEmpty }
         guard !buffers.isEmpty else { return }
         var index = 0

@@ -4,9 +4,9 @@ import CourierPosix
 /// TLS lands. Everything above this protocol (pool, codec, client) is the same for both.
 public protocol ByteStream: AnyObject, Sendable {
     /// Reads up to `maxBytes`; empty at end of stream. Throws on timeout (closing the stream) or failure.
-    func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8]
+    nonisolated(nonsending) func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8]
     /// Writes all of `bytes`. Throws on timeout (closing the stream) or failure.
-    func write(_ bytes: [UInt8], timeout: Duration?) async throws
+    nonisolated(nonsending) func write(_ bytes: [UInt8], timeout: Duration?) async throws
     /// Whether the stream is known, without a system call, to be open with nothing waiting (false = unknown).
     func isQuietSinceLastRead() -> Bool
     /// Whether the peer closed the stream while it was idle (checked without blocking or consuming data).
