@@ -4,8 +4,7 @@ protocol BenchClient: Sendable {
     func get() async throws -> Int
     func shutdown() async throws
     /// The executor the load generator's workers prefer (nil: the global concurrent executor). Courier's client
-    /// offers its event loop when `COURIER_CALLER_ON_LOOP=1`, the configuration ``HTTPClientConfiguration``
-    /// recommends for callers that run on the loop.
+    /// offers one of its event loops when `COURIER_CALLER_ON_LOOP=1` (see `HTTPClient.eventLoopGroup`).
     var workerExecutor: (any TaskExecutor)? { get }
 }
 

@@ -7,7 +7,6 @@ import Foundation
 struct CourierBenchClient: BenchClient {
     let client: HTTPClient
     let request: HTTPRequest
-    let group: EventLoopGroup
 
     init(options: BenchOptions) throws {
         if options.caCert != nil {
@@ -18,9 +17,8 @@ struct CourierBenchClient: BenchClient {
         configuration.maxConnectionsPerHost = options.concurrency
         configuration.maxBodyBytes = 1 << 30
         configuration.userAgent = nil
-        // COURIER_PIN=1 runs each request with the event loop as its executor (see HTTPClientConfiguration).
+        // COURIER_PIN=1 runs each request with an event loop as its executor (see HTTPClientConfiguration).
         let environment = ProcessInfo.processInfo.environment
-        // With COURIER_CALLER_ON_LOOP the requests run where their worker runs, as nonisolated async code does.
         configuration.runsRequestsOnEventLoop = environment["COURIER_PIN"] == "1"
         let group: EventLoopGroup
         if let loops = environment["COURIER_LOOPS"].flatMap({ Int($0) }) {
@@ -29,16 +27,15 @@ struct CourierBenchClient: BenchClient {
             group = .shared
         }
         client = HTTPClient(configuration: configuration, eventLoopGroup: group)
-        self.group = group
         var headers = HTTPHeaders()
         if options.newConnection { headers.add(name: "Connection", value: "close") }
         request = HTTPRequest(url: url, headers: headers, decompress: false)
     }
 
-    /// With `COURIER_CALLER_ON_LOOP=1` the workers run on the client's event loop, and the requests follow them
-    /// there (`runsRequestsOnEventLoop`): one thread does the whole exchange, with no hop between threads.
+    /// With `COURIER_CALLER_ON_LOOP=1` the workers run on the client's event loops (`HTTPClient.eventLoopGroup`),
+    /// and their requests with them: one thread does the whole exchange, with no hop between threads.
     var workerExecutor: (any TaskExecutor)? {
-        ProcessInfo.processInfo.environment["COURIER_CALLER_ON_LOOP"] == "1" ? group.next() : nil
+        ProcessInfo.processInfo.environment["COURIER_CALLER_ON_LOOP"] == "1" ? client.eventLoopGroup.next() : nil
     }
 
     func get() async throws -> Int {
