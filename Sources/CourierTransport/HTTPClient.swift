@@ -31,9 +31,9 @@ public final class HTTPClient: Sendable {
     ///
     /// Code that makes many requests runs fastest on one of them: inside
     /// `withTaskExecutorPreference(client.eventLoopGroup.next()) { ... }` a response resumes the waiting task on
-    /// the loop thread that saw it arrive, with no hop to another thread (about a quarter less CPU per request
-    /// at 64 requests in flight, Benchmarks/README.md). Such code shares the loop with every connection on it,
-    /// so it must not block or compute for long.
+    /// the loop thread that saw it arrive, with no hop to another thread (a fifth to a quarter less CPU per
+    /// request at 64 requests in flight, Benchmarks/README.md). Such code shares the loop with every connection
+    /// on it, so it must not block or compute for long.
     public var eventLoopGroup: EventLoopGroup { loops }
 
     /// Sends a request and reads the whole body (up to ``HTTPClientConfiguration/maxBodyBytes``).

@@ -25,9 +25,10 @@ public struct HTTPClientConfiguration: Sendable {
     /// with an event loop as its task executor, so a read waiting for the network resumes on the loop thread
     /// that saw the data. It trades one hop per response (loop thread to the caller's executor) for two per
     /// request (onto the loop and back). Off by default: at 64 requests in flight from the global executor it
-    /// measured about 30 % fewer requests per second against Courier's minimal benchmark server and up to
-    /// 30 % more against nginx, so neither wins everywhere. What wins everywhere is the caller itself on a loop
-    /// (see ``HTTPClient/eventLoopGroup``); such a caller's requests stay on its loop with or without this.
+    /// measured about 30 % fewer requests per second against Courier's minimal benchmark server and against
+    /// nginx with two workers 10–15 % fewer, but up to 30 % more against nginx with one worker, so neither
+    /// setting wins everywhere. A caller on a loop itself (see ``HTTPClient/eventLoopGroup``) uses the least CPU
+    /// everywhere; such a caller's requests stay on its loop with or without this.
     public var runsRequestsOnEventLoop = false
     /// The `User-Agent` sent when a request has none; nil sends none.
     public var userAgent: String? = "Courier/0.1"
