@@ -87,7 +87,7 @@ import Testing
     /// Over loopback: the server recomputes the MAC from the request it received (Host and Date as sent, body
     /// as received) and finds the same signature.
     @Test func serverCanVerifyWhatArrives() async throws {
-        let server = try RecordingServer { _, _ in (200, "{}") }
+        let server = try RecordingServer { _, _ in .json(200, "{}") }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func refreshGrantFormAndBearerHeader() async throws {
-        let server = try RecordingServer { i, _ in (200, token("at-\(i)")) }
+        let server = try RecordingServer { i, _ in .json(200, token("at-\(i)")) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func publicClientSendsNoBasicHeader() async throws {
-        let server = try RecordingServer { _, _ in (200, token("at")) }
+        let server = try RecordingServer { _, _ in .json(200, token("at")) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func expiryDrivenRefreshUsesTheRotatedRefreshToken() async throws {
-        let server = try RecordingServer { i, _ in (200, token("at-\(i)", expiresIn: 3600, refresh: i == 0 ? "rt-rotated" : nil)) }
+        let server = try RecordingServer { i, _ in .json(200, token("at-\(i)", expiresIn: 3600, refresh: i == 0 ? "rt-rotated" : nil)) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -93,7 +93,7 @@ import Testing
 
     /// `refresh-before` (60 s) longer than the token's life (30 s): the token is still used for half its life.
     @Test func shortLivedTokensAreUsedForHalfTheirLife() async throws {
-        let server = try RecordingServer { i, _ in (200, token("at-\(i)", expiresIn: 30)) }
+        let server = try RecordingServer { i, _ in .json(200, token("at-\(i)", expiresIn: 30)) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func tokenWithoutExpiryIsKeptUntilRefused() async throws {
-        let server = try RecordingServer { i, _ in (200, token("at-\(i)", expiresIn: nil)) }
+        let server = try RecordingServer { i, _ in .json(200, token("at-\(i)", expiresIn: nil)) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func clientCredentialsGrant() async throws {
-        let server = try RecordingServer { i, _ in (200, #"{"access_token":"cc-\#(i)","token_type":"Bearer","expires_in":"120"}"#) }
+        let server = try RecordingServer { i, _ in .json(200, #"{"access_token":"cc-\#(i)","token_type":"Bearer","expires_in":"120"}"#) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -160,7 +160,7 @@ import Testing
 
     /// 100 concurrent requests with no token share one token request.
     @Test func singleFlightRefresh() async throws {
-        let server = try RecordingServer(delay: .milliseconds(200)) { i, _ in (200, token("at-\(i)")) }
+        let server = try RecordingServer { i, _ in .json(200, token("at-\(i)"), delay: .milliseconds(200)) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -196,7 +196,7 @@ import Testing
     @Test func cancelledWaiterResumesAtOnce() async throws {
         // The token endpoint takes 4 s; the cancelled caller must be back long before that, however loaded the
         // machine is.
-        let server = try RecordingServer(delay: .milliseconds(4000)) { i, _ in (200, token("at-\(i)")) }
+        let server = try RecordingServer { i, _ in .json(200, token("at-\(i)"), delay: .milliseconds(4000)) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -221,7 +221,9 @@ import Testing
     }
 
     @Test func concurrentFailuresShareOneRequestAndTheNextCallRetries() async throws {
-        let server = try RecordingServer(delay: .milliseconds(100)) { i, _ in i == 0 ? (503, "{}") : (200, token("ok")) }
+        let server = try RecordingServer { i, _ in
+            i == 0 ? .json(503, "{}", delay: .milliseconds(100)) : .json(200, token("ok"), delay: .milliseconds(100))
+        }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -256,7 +258,7 @@ import Testing
         (200, #"{"access_token":""}"#, .missingAccessToken),
     ])
     func tokenEndpointErrorsAreTyped(_ status: Int, _ body: String, _ kind: AuthoriserError.Kind) async throws {
-        let server = try RecordingServer { _, _ in (status, body) }
+        let server = try RecordingServer { _, _ in .json(status, body) }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }
@@ -279,7 +281,7 @@ import Testing
 
     @Test func unreachableTokenEndpoint() async throws {
         // Bind a port, then close it: nothing listens there.
-        let closed = try RecordingServer { _, _ in (200, "{}") }
+        let closed = try RecordingServer { _, _ in .json(200, "{}") }
         let url = closed.url("/token")
         closed.stop()
         let client = HTTPClient()

@@ -12,7 +12,7 @@ import Testing
         _ plugin: String, _ settings: [String: PolicyValue], path: String = "/v1/items",
         environment: [String: String] = [:]
     ) async throws -> ReceivedRequest {
-        let server = try RecordingServer { _, _ in (200, "{}") }
+        let server = try RecordingServer { _, _ in .json(200, "{}") }
         defer { server.stop() }
         let client = HTTPClient()
         defer { client.shutdown() }

@@ -164,7 +164,7 @@ import Testing
         let urls = (0..<6).map { server.url("/v1/item/\($0)") }
         let result = try await CourierProcess.run(["fetch", "--policy", policy, "--parallel", "3", "--json-report", "-"] + urls)
         #expect(result.status == 0, "\(result.stderr)")
-        let arrivals = server.requests.map(\.at)
+        let arrivals = server.requests.map(\.received)
         #expect(arrivals.count == 6)
         let span = try #require(arrivals.max()) - (try #require(arrivals.min()))
         // Admissions are 1 s apart from first to last; arrivals can be less (the first one pays for the connect,

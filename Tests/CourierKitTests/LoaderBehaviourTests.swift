@@ -15,7 +15,7 @@ extension Result where Failure == CourierError {
 /// Fallbacks, authorisers, cancellation, offline, observers and reloads against loopback servers.
 @Suite struct LoaderBehaviourTests {
     @Test func fallbacksAreTriedInOrderWithTheOriginalHostHeaderAndCoolDown() async throws {
-        let server = try TestServer()
+        let server = try RecordingServer()
         let primaryPort = try ClosedPort()
         let primary = primaryPort.port
         let secondPort = try ClosedPort()
@@ -51,8 +51,8 @@ extension Result where Failure == CourierError {
     }
 
     @Test func anHTTPErrorDoesNotMoveToAFallback() async throws {
-        let server = try TestServer { _, _ in Reply(status: 502) }
-        let fallback = try TestServer()
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 502) }
+        let fallback = try RecordingServer()
         let service = try makeService("""
             version: 1
             services:
@@ -71,8 +71,8 @@ extension Result where Failure == CourierError {
 
     @Test func a401RefreshesOnceAndRetries() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
-        let server = try TestServer { _, request in
-            request.header("Authorization") == "Bearer t1" ? Reply(status: 200) : Reply(status: 401)
+        let server = try RecordingServer { _, request in
+            request.header("Authorization") == "Bearer t1" ? RecordingServer.Reply(status: 200) : RecordingServer.Reply(status: 401)
         }
         let service = try makeService("""
             version: 1
@@ -96,7 +96,7 @@ extension Result where Failure == CourierError {
         #expect(server.requests.map { $0.header("Authorization") } == ["Bearer t0", "Bearer t1"])
 
         // Still 401 after the refresh: the 401 is the answer, with one refresh only.
-        let denied = try TestServer { _, _ in Reply(status: 401) }
+        let denied = try RecordingServer { _, _ in RecordingServer.Reply(status: 401) }
         let second = try await loader.load(Request(url: denied.url("/me")))
         #expect(second.status == 401)
         #expect(denied.requests.count == 2)
@@ -105,8 +105,8 @@ extension Result where Failure == CourierError {
 
     @Test func a100Concurrent401sShareOneRefresh() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
-        let server = try TestServer { _, request in
-            request.header("Authorization") == "Bearer t1" ? Reply(status: 200) : Reply(status: 401)
+        let server = try RecordingServer { _, request in
+            request.header("Authorization") == "Bearer t1" ? RecordingServer.Reply(status: 200) : RecordingServer.Reply(status: 401)
         }
         let service = try makeService("""
             version: 1
@@ -134,7 +134,7 @@ extension Result where Failure == CourierError {
 
     @Test func credentialsNeverGoOverPlainHTTPOrToOtherHosts() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
-        let server = try TestServer()
+        let server = try RecordingServer()
         let service = try makeService("""
             version: 1
             authorisers:
@@ -167,13 +167,13 @@ extension Result where Failure == CourierError {
 
     @Test func redirectsFromAnAuthorisedRouteCarryCredentialsOnlyWhereThePolicySendsThem() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
-        let elsewhere = try TestServer()
-        let server = try TestServer { _, request in
-            if request.requestLine.contains("/here") { return Reply(status: 307, headers: [("Location", "/there")]) }
+        let elsewhere = try RecordingServer()
+        let server = try RecordingServer { _, request in
+            if request.requestLine.contains("/here") { return RecordingServer.Reply(status: 307, headers: [("Location", "/there")]) }
             if request.requestLine.contains("/away") {
-                return Reply(status: 302, headers: [("Location", "http://localhost:\(elsewhere.port)/landed")])
+                return RecordingServer.Reply(status: 302, headers: [("Location", "http://localhost:\(elsewhere.port)/landed")])
             }
-            return Reply(status: 200)
+            return RecordingServer.Reply(status: 200)
         }
         let service = try makeService("""
             version: 1
@@ -207,7 +207,7 @@ extension Result where Failure == CourierError {
 
     @Test func anAuthoriserThatNeverAnswersTimesOut() async throws {
         let name = "hang-\(UUID().uuidString.prefix(8))"
-        let server = try TestServer()
+        let server = try RecordingServer()
         let service = try makeService("""
             version: 1
             authorisers:
@@ -239,7 +239,7 @@ extension Result where Failure == CourierError {
     }
 
     @Test func freeingTheLoaderCancelsItsRequestsAndResumesCallersPromptly() async throws {
-        let server = try TestServer { _, _ in Reply(status: 200, delay: .seconds(10)) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, delay: .seconds(10)) }
         let service = try makeService("""
             version: 1
             services:
@@ -270,7 +270,7 @@ extension Result where Failure == CourierError {
     }
 
     @Test func cancellingTheCallersTaskOrTheLoaderResumesAtOnce() async throws {
-        let server = try TestServer { _, _ in Reply(status: 200, delay: .seconds(10)) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, delay: .seconds(10)) }
         let service = try makeService("""
             version: 1
             services:
@@ -316,7 +316,7 @@ extension Result where Failure == CourierError {
     }
 
     @Test func offlineFailsFastAndBadURLsGetATypedError() async throws {
-        let server = try TestServer()
+        let server = try RecordingServer()
         let service = try makeService("""
             version: 1
             services:
@@ -348,7 +348,7 @@ extension Result where Failure == CourierError {
     }
 
     @Test func consumptionObserversSeeWireBytesOfEveryFinishedRequest() async throws {
-        let server = try TestServer { _, _ in Reply(status: 200, body: String(repeating: "b", count: 1000)) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, body: String(repeating: "b", count: 1000)) }
         let service = try makeService("""
             version: 1
             services:
@@ -373,7 +373,7 @@ extension Result where Failure == CourierError {
     }
 
     @Test func aServiceLoadsAPolicyFileAndTheRequestTimeoutBoundsEveryAttempt() async throws {
-        let server = try TestServer { _, _ in Reply(status: 200, delay: .seconds(2)) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, delay: .seconds(2)) }
         let path = NSTemporaryDirectory() + "courier-good-\(UUID().uuidString).yaml"
         try """
             version: 1
@@ -415,11 +415,11 @@ extension Result where Failure == CourierError {
     }
 
     @Test func reloadUnderLoadLosesNoRequestAndInFlightRequestsKeepTheirGraph() async throws {
-        let server = try TestServer { _, request in
+        let server = try RecordingServer { _, request in
             if request.requestLine.contains("/flaky"), request.header("X-Try") == nil {
-                return Reply(status: 503, delay: .milliseconds(300))
+                return RecordingServer.Reply(status: 503, delay: .milliseconds(300))
             }
-            return Reply(status: 200, delay: .milliseconds(5))
+            return RecordingServer.Reply(status: 200, delay: .milliseconds(5))
         }
         let retrying = try compile("""
             version: 1

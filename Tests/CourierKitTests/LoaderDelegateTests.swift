@@ -65,12 +65,12 @@ import Testing
 
     static let body = String(repeating: "courier ", count: 2000)
 
-    static func makeServer() throws -> TestServer {
-        try TestServer { _, request in
+    static func makeServer() throws -> RecordingServer {
+        try RecordingServer { _, request in
             let line = request.requestLine
-            if line.contains("/fail") { return Reply(status: 500, body: "no") }
-            if line.contains("/slow") { return Reply(status: 200, body: "late", delay: .seconds(3)) }
-            return Reply(status: 200, body: body)
+            if line.contains("/fail") { return RecordingServer.Reply(status: 500, body: "no") }
+            if line.contains("/slow") { return RecordingServer.Reply(status: 200, body: "late", delay: .seconds(3)) }
+            return RecordingServer.Reply(status: 200, body: body)
         }
     }
 
@@ -175,7 +175,7 @@ import Testing
     }
 
     @Test func retriesReachTheDelegateWithTheAttemptNumber() async throws {
-        let server = try TestServer { index, _ in index == 0 ? Reply(status: 503) : Reply(status: 200, body: "second") }
+        let server = try RecordingServer { index, _ in index == 0 ? RecordingServer.Reply(status: 503) : RecordingServer.Reply(status: 200, body: "second") }
         let service = try makeTestService("""
             version: 1
             services:
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func aBodyOverTheLimitIsAnErrorNotACancellation() async throws {
-        let server = try TestServer { _, _ in Reply(status: 200, body: String(repeating: "x", count: 5000)) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, body: String(repeating: "x", count: 5000)) }
         var configuration = HTTPClientConfiguration()
         configuration.maxBodyBytes = 1000
         let client = HTTPClient(configuration: configuration)

@@ -8,7 +8,7 @@ import Testing
 /// Rate limits, Retry-After, retries, the retry budget and idempotency keys against loopback servers.
 @Suite struct LoaderPolicyTests {
     @Test func theRateLimitPacesRequestsInsteadOfFailingThem() async throws {
-        let server = try TestServer()
+        let server = try RecordingServer()
         let service = try makeService("""
             version: 1
             services:
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func requestsOverTheLimitWaitAndArePaced() async throws {
-        let server = try TestServer()
+        let server = try RecordingServer()
         let service = try makeService("""
             version: 1
             services:
@@ -63,8 +63,8 @@ import Testing
     }
 
     @Test func retryAfterInSecondsPausesTheEndpointAndDelaysTheRetry() async throws {
-        let server = try TestServer { index, _ in
-            index == 0 ? Reply(status: 503, headers: [("Retry-After", "2")]) : Reply(status: 200)
+        let server = try RecordingServer { index, _ in
+            index == 0 ? RecordingServer.Reply(status: 503, headers: [("Retry-After", "2")]) : RecordingServer.Reply(status: 200)
         }
         let service = try makeService("""
             version: 1
@@ -102,12 +102,12 @@ import Testing
     @Test func retryAfterAsAnHTTPDateIsHonouredAndAHostileValueIsCapped() async throws {
         // The date is written when the answer is sent, 3 s ahead (2 to 3 s once truncated to whole seconds):
         // more than the 500 ms cap however slowly the client reads it.
-        let server = try TestServer { index, request in
+        let server = try RecordingServer { index, request in
             if request.requestLine.contains("/date"), index == 0 {
-                return Reply(status: 429, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 3))])
+                return RecordingServer.Reply(status: 429, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 3))])
             }
-            if request.requestLine.contains("/hostile"), index == 2 { return Reply(status: 429, headers: [("Retry-After", "86400")]) }
-            return Reply(status: 200)
+            if request.requestLine.contains("/hostile"), index == 2 { return RecordingServer.Reply(status: 429, headers: [("Retry-After", "86400")]) }
+            return RecordingServer.Reply(status: 200)
         }
         let service = try makeService("""
             version: 1
@@ -134,10 +134,10 @@ import Testing
 
     @Test func retryAfterDateWithoutCapWaitsForTheDate() async throws {
         // Written when the answer is sent: 3 s ahead, 2 to 3 s once truncated to whole seconds.
-        let server = try TestServer { index, _ in
+        let server = try RecordingServer { index, _ in
             index == 0
-                ? Reply(status: 503, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 3))])
-                : Reply(status: 200)
+                ? RecordingServer.Reply(status: 503, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 3))])
+                : RecordingServer.Reply(status: 200)
         }
         let service = try makeService("""
             version: 1
@@ -158,8 +158,8 @@ import Testing
     }
 
     @Test func retriesFollowTheConditionsAndMethodsWithGrowingBackoff() async throws {
-        let server = try TestServer { _, request in
-            request.requestLine.contains("/fatal") ? Reply(status: 500) : Reply(status: 503)
+        let server = try RecordingServer { _, request in
+            request.requestLine.contains("/fatal") ? RecordingServer.Reply(status: 500) : RecordingServer.Reply(status: 503)
         }
         let service = try makeService("""
             version: 1
@@ -223,7 +223,7 @@ import Testing
     }
 
     @Test func theRetryBudgetCapsRetriesUnderAFailingServer() async throws {
-        let server = try TestServer { _, _ in Reply(status: 503) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 503) }
         // ratio 0 and 0.1 retries a second over the 10 s window: one retry in all.
         let service = try makeService("""
             version: 1
@@ -244,7 +244,7 @@ import Testing
     }
 
     @Test func aNonIdempotentRequestIsRetriedWithOneIdempotencyKey() async throws {
-        let server = try TestServer { index, _ in index < 2 ? Reply(status: 503) : Reply(status: 201) }
+        let server = try RecordingServer { index, _ in index < 2 ? RecordingServer.Reply(status: 503) : RecordingServer.Reply(status: 201) }
         let service = try makeService("""
             version: 1
             services:
@@ -288,7 +288,7 @@ import Testing
 @Suite struct LoaderJitterTests {
     @Test(arguments: ["none", "full", "equal", "decorrelated"])
     func eachJitterCurveKeepsItsBoundsAndGrows(_ jitter: String) async throws {
-        let server = try TestServer { _, _ in Reply(status: 503) }
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 503) }
         let service = try makeService("""
             version: 1
             services:
