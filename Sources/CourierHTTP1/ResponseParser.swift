@@ -152,6 +152,24 @@ public struct ResponseParser: Sendable {
     /// Adds bytes received from the server.
     public mutating func feed(_ bytes: [UInt8]) { feed(bytes[...]) }
 
+    /// In a `Content-Length` body with nothing buffered: the body bytes still to come, which the caller may then
+    /// receive straight into its own buffer (see ``bodyReceivedDirectly(_:)``) instead of feeding them through
+    /// the parser. Nil in any other state, or once the server closed the connection.
+    public var directBodyBytesRemaining: Int? {
+        guard case .fixedBody(let remaining) = state, remaining > 0, buffer.isEmpty, !sawEOF else { return nil }
+        return remaining
+    }
+
+    /// Records `count` body bytes the caller received itself while ``directBodyBytesRemaining`` allowed it (at
+    /// most that many). When the last one arrives, the next ``next()`` returns `.end`.
+    public mutating func bodyReceivedDirectly(_ count: Int) {
+        guard let remaining = directBodyBytesRemaining, count > 0, count <= remaining else {
+            preconditionFailure("bodyReceivedDirectly(\(count)) outside a Content-Length body awaiting that many bytes")
+        }
+        messageOffset += count
+        state = .fixedBody(remaining: remaining - count)
+    }
+
     /// Records that the server closed the connection (read returned 0). A close-delimited body then ends;
     /// anything else unfinished becomes an error on the next call to ``next()``.
     public mutating func eof() { sawEOF = true }
