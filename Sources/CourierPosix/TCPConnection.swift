@@ -158,6 +158,26 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Reads into `bytes[offset...]` (at most what fits there), waiting until at least one byte is available:
+    /// a body whose size is known goes from the socket straight into its final array, with no intermediate
+    /// buffer or copy.
+    ///
+    /// - Returns: the number of bytes read; 0 at end of file. - Parameter timeout: as for
+    ///   ``read(maxBytes:timeout:)``.
+    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration? = nil) async throws -> Int {
+        precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
+        let room = bytes.count - offset
+        return try await channel.perform(.read, timeout: timeout, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
+            var outcome: Result<IOResult<Int>, SystemCallError> = .success(.wouldBlock)
+            bytes.withUnsafeMutableBytes { raw in
+                outcome = Result { () throws(SystemCallError) in
+                    try Syscall.recv(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]))
+                }
+            }
+            return try outcome.get()
+        }
+    }
+
     // MARK: - Writing
 
     /// Writes all of `bytes`, waiting for buffer space (EPOLLOUT) only when the socket would block.

@@ -5,6 +5,8 @@ import CourierPosix
 public protocol ByteStream: AnyObject, Sendable {
     /// Reads up to `maxBytes`; empty at end of stream. Throws on timeout (closing the stream) or failure.
     nonisolated(nonsending) func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8]
+    /// Reads into `bytes[offset...]` (at most what fits there); 0 at end of stream. Throws as `read(maxBytes:)`.
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration?) async throws -> Int
     /// Writes all of `bytes`. Throws on timeout (closing the stream) or failure.
     nonisolated(nonsending) func write(_ bytes: [UInt8], timeout: Duration?) async throws
     /// Whether the stream is known, without a system call, to be open with nothing waiting (false = unknown).

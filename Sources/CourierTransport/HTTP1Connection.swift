@@ -200,6 +200,35 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
+    /// Whether the rest of the current body can be received straight into the caller's array: the parser is in
+    /// a `Content-Length` body with nothing buffered, and at most `limit` bytes of it remain.
+    func canReceiveBodyDirectly(limit: Int) -> Bool {
+        guard let remaining = parser.directBodyBytesRemaining else { return false }
+        return remaining <= limit
+    }
+
+    /// Receives the rest of a `Content-Length` body straight into `body`, appended (call only when
+    /// ``canReceiveBodyDirectly(limit:)`` said so): each `recv` fills as much of the array as the socket holds,
+    /// with no intermediate buffer, no copy and no allocation per read. The parser is told about every byte, so
+    /// the next ``nextEvent(timeout:)`` ends the response, or, when the server closed the connection first,
+    /// reports the truncated body. On an error `body` holds a partial body (the caller discards it).
+    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], timeout: () throws -> Duration) async throws {
+        guard let remaining = parser.directBodyBytesRemaining else { return }
+        var offset = body.count
+        body.append(contentsOf: repeatElement(0, count: remaining))
+        while offset < body.count {
+            let count = try await stream.read(into: &body, at: offset, timeout: timeout())
+            if count == 0 {
+                body.removeLast(body.count - offset)
+                parser.eof()
+                return
+            }
+            offset += count
+            bytesReceived += Int64(count)
+            parser.bodyReceivedDirectly(count)
+        }
+    }
+
     /// The next event the parser has from the bytes already received, with the machine told about it.
     @inline(never)
     private func takeEvent() throws -> ResponseEvent? {

@@ -58,17 +58,18 @@ public final class HTTPClient: Sendable {
         if !configuration.runsRequestsOnEventLoop && request.method != .head && (length ?? Int.max) > 128 * 1024
             && loops.current == nil
         {
-            let response = makeStreamingResponse(exchange)
             return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
-                try await self.readBody(of: response, request: request, length: length)
+                try await self.readBodyDirectly(exchange, request: request, length: length)
             }
         }
         return try await readBodyDirectly(exchange, request: request, length: length)
     }
 
     /// Reads a body straight from the leased connection, without a ``ResponseBodyReader`` (one object, its lock
-    /// and an async call per chunk fewer per request): the same events, limits, metrics and errors as
-    /// ``readBody(of:request:length:)`` over ``stream(_:)``.
+    /// and an async call per chunk fewer per request), with the same events, limits, metrics and errors as
+    /// ``stream(_:)``. The part of a `Content-Length` body that did not arrive with the head (and needs no
+    /// decoding) is received straight into the body's array: no read buffer, no copy, and reads as large as what
+    /// the socket holds.
     nonisolated(nonsending) private func readBodyDirectly(
         _ exchange: Exchange, request: HTTPRequest, length: Int?
     ) async throws(CourierError) -> HTTPResponse {
@@ -81,6 +82,11 @@ public final class HTTPClient: Sendable {
         }
         do {
             while true {
+                if exchange.decoder == nil, connection.canReceiveBodyDirectly(limit: configuration.maxBodyBytes - body.count) {
+                    try await connection.receiveBodyDirectly(into: &body, timeout: {
+                        try boundedTimeout(exchange.idle, deadline: exchange.deadline)
+                    })
+                }
                 let event = try await connection.nextEvent(timeout: {
                     try boundedTimeout(exchange.idle, deadline: exchange.deadline)
                 })
@@ -129,39 +135,6 @@ public final class HTTPClient: Sendable {
             failure.bytesReceived = metrics.bytesReceived
             throw failure
         }
-    }
-
-    nonisolated(nonsending) private func readBody(
-        of response: StreamingResponse, request: HTTPRequest, length: Int?
-    ) async throws(CourierError) -> HTTPResponse {
-        var body: [UInt8] = []
-        if let length, length > 0, length <= configuration.maxBodyBytes, request.method != .head {
-            // One allocation for the whole body instead of a doubling series of large copies.
-            body.reserveCapacity(length)
-        }
-        do {
-            while let chunk = try await response.body.nextChunk() {
-                guard body.count + chunk.count <= configuration.maxBodyBytes else {
-                    response.body.cancel()
-                    var failure = CourierError(
-                        .bodyTooLarge, "the body is larger than \(configuration.maxBodyBytes) bytes",
-                        url: response.url.description
-                    )
-                    failure.bytesSent = response.body.metrics.bytesSent
-                    failure.bytesReceived = response.body.metrics.bytesReceived
-                    throw failure
-                }
-                body.append(contentsOf: chunk)
-            }
-        } catch let error as CourierError {
-            throw error
-        } catch {
-            throw CourierError(.protocol, "reading the body failed", url: response.url.description, cause: error)
-        }
-        return HTTPResponse(
-            head: response.head, body: body, trailers: response.body.trailers, url: response.url,
-            metrics: response.body.metrics
-        )
     }
 
     /// Sends a request and returns as soon as the response head arrives; the body is read from

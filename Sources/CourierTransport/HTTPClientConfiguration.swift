@@ -19,7 +19,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var maxDecodedBytes = 256 << 20
     /// Limits on response heads and chunk framing.
     public var parserLimits = ResponseParser.Limits()
-    /// Bytes asked of the socket per read.
+    /// Bytes asked of the socket per read through the parser (heads, chunked and close-delimited bodies, streamed
+    /// bodies). The rest of a `Content-Length` body that ``HTTPClient/execute(_:)`` collects is received straight
+    /// into the body's array, as much per read as the socket holds.
     public var readSize = 64 * 1024
     /// Whether ``HTTPClient/execute(_:)`` runs a request from a caller that is not on one of the client's loops
     /// with an event loop as its task executor, so a read waiting for the network resumes on the loop thread

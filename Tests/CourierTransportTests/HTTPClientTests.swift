@@ -12,6 +12,18 @@ func pattern(_ n: Int) -> [UInt8] { (0..<n).map { UInt8($0 % 251) } }
 
 func url(_ s: String) -> HTTPURL { HTTPURL(s)! }
 
+/// Records an issue unless `body` throws a ``CourierError`` of `kind`.
+func expectKind(_ kind: CourierError.Kind, _ body: () async throws -> Void) async {
+    do {
+        try await body()
+        Issue.record("expected \(kind)")
+    } catch let error as CourierError {
+        #expect(error.kind == kind, "\(error)")
+    } catch {
+        Issue.record("unexpected \(error)")
+    }
+}
+
 func json(_ bytes: [UInt8]) throws -> [String: Any] {
     try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any]
 }
@@ -370,16 +382,6 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct HTTPClientAgainstHostileServerTests {
-    func expectKind(_ kind: CourierError.Kind, _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            Issue.record("expected \(kind)")
-        } catch let error as CourierError {
-            #expect(error.kind == kind, "\(error)")
-        } catch {
-            Issue.record("unexpected \(error)")
-        }
-    }
 
     @Test(arguments: [
         ("conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"),
