@@ -24,6 +24,21 @@ func expectKind(_ kind: CourierError.Kind, _ body: () async throws -> Void) asyn
     }
 }
 
+/// Expects a request to `server` with a 300 ms idle timeout to fail with `timeout`, no sooner than the idle
+/// timeout (the upper bound only catches a hang).
+func expectIdleTimeout(from server: ScriptedServer) async {
+    let client = HTTPClient()
+    defer { client.shutdown() }
+    let started = ContinuousClock.now
+    await expectKind(.timeout) {
+        _ = try await client.execute(HTTPRequest(
+            url: url(server.url("/")), timeouts: TimeoutPolicy(connect: .seconds(2), idle: .milliseconds(300), total: .seconds(10))
+        ))
+    }
+    let took = ContinuousClock.now - started
+    #expect(took >= .milliseconds(250) && took < .seconds(10))
+}
+
 func json(_ bytes: [UInt8]) throws -> [String: Any] {
     try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any]
 }
@@ -500,16 +515,7 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
             c.readRequestHead()
             _ = c.readsEOF()  // wait for the client to give up
         }
-        let client = HTTPClient()
-        defer { client.shutdown() }
-        let started = ContinuousClock.now
-        await expectKind(.timeout) {
-            _ = try await client.execute(HTTPRequest(
-                url: url(server.url("/")), timeouts: TimeoutPolicy(connect: .seconds(2), idle: .milliseconds(300), total: .seconds(10))
-            ))
-        }
-        let took = ContinuousClock.now - started
-        #expect(took >= .milliseconds(250) && took < .seconds(10))
+        await expectIdleTimeout(from: server)
     }
 
     @Test func headerInjectionIsRefusedBeforeConnecting() async throws {
