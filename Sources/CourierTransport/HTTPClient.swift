@@ -204,6 +204,13 @@ public final class HTTPClient: Sendable {
                 url: request.url.description
             )
         }
+        // Until a verified TLS session can carry it, an https request is refused before any connection is made:
+        // sending it (and its credentials) in clear text is never an option.
+        guard request.url.scheme != "https" else {
+            throw CourierError(
+                .tlsHandshake, "https is not supported by this build (no TLS); nothing was sent", url: request.url.description
+            )
+        }
         guard request.method.isValidToken else {
             throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
         }

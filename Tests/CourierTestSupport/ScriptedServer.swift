@@ -44,6 +44,18 @@ public final class ScriptedServer: @unchecked Sendable {
             return out
         }
 
+        /// Whatever arrives in one read (waiting up to the receive timeout, or `seconds` when given), after any
+        /// bytes already buffered; empty at EOF or timeout.
+        public func readAvailable(waitingUpTo seconds: Int? = nil) -> [UInt8] {
+            if let seconds {
+                var tv = timeval(tv_sec: seconds, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            }
+            if buffered.isEmpty { _ = fill() }
+            defer { buffered.removeAll() }
+            return buffered
+        }
+
         /// Whether the client closed its side (reads EOF), waiting up to the receive timeout.
         public func readsEOF() -> Bool {
             if !buffered.isEmpty { return false }
