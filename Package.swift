@@ -2,9 +2,9 @@
 // Courier: an HTTP data-loading framework for Swift on Linux.
 //
 // Layers, lowest first (a module never imports one above it or beside it):
-//   C shims          CCourierPosix, CCourierZlib
+//   C shims          CCourierPosix, CCourierZlib, CCourierOpenSSL (the system's libssl/libcrypto)
 //   vocabulary       CourierCore
-//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix
+//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS
 //   composed         CourierLint, CourierTransport
 //   façade           CourierKit
 //   tools            courier (executable), Plugins/
@@ -31,6 +31,7 @@ let package = Package(
         // MARK: - C shims
         .target(name: "CCourierPosix"),
         .systemLibrary(name: "CCourierZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Vocabulary
         .target(name: "CourierCore"),
@@ -39,18 +40,19 @@ let package = Package(
         .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
         .target(name: "CourierPosix", dependencies: ["CourierCore", "CCourierPosix"]),
+        .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
-        .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix"]),
+        .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"]),
         .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
 
         // MARK: - Public façade
         .target(
             name: "CourierKit",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTransport", "CourierAuthorisers",
-                .product(name: "Logging", package: "swift-log"),
+                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
+                "CourierAuthorisers", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -94,7 +96,7 @@ let package = Package(
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(
             name: "CourierTransportTests",
-            dependencies: ["CourierCore", "CourierTransport", "CourierTestSupport"]
+            dependencies: ["CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport"]
         ),
         .testTarget(
             name: "CourierAuthorisersTests",

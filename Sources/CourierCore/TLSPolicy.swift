@@ -13,6 +13,14 @@ public struct TLSPolicy: Hashable, Sendable {
         public var sha256: [UInt8]
         public init(sha256: [UInt8]) { self.sha256 = sha256 }
         public var description: String { "sha256/" + Base64.encode(sha256) }
+
+        /// Parses `sha256/<base64 of 32 bytes>`; nil for anything else.
+        public init?(_ text: String) {
+            guard text.hasPrefix("sha256/"), let bytes = Base64.decode(String(text.dropFirst(7))), bytes.count == 32 else {
+                return nil
+            }
+            self.sha256 = bytes
+        }
     }
 
     /// Accepted pins; the handshake fails unless one key in the chain matches one of them. Empty = no pinning.
@@ -20,11 +28,15 @@ public struct TLSPolicy: Hashable, Sendable {
     /// Absolute path of a PEM bundle of trusted CAs that replaces the system store; nil = system store.
     public var caFile: String?
     public var minVersion: Version
+    /// Whether the server's chain and name are verified. Only code and `courier fetch --insecure` turn this off
+    /// (a policy file cannot); pins are still checked, against the chain the server sent.
+    public var verifiesPeer: Bool
 
-    public init(pins: [Pin] = [], caFile: String? = nil, minVersion: Version = .tls12) {
+    public init(pins: [Pin] = [], caFile: String? = nil, minVersion: Version = .tls12, verifiesPeer: Bool = true) {
         self.pins = pins
         self.caFile = caFile
         self.minVersion = minVersion
+        self.verifiesPeer = verifiesPeer
     }
 
     public static let builtIn = TLSPolicy()

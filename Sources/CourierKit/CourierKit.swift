@@ -4,5 +4,6 @@
 @_exported import CourierCore
 @_exported import CourierPolicy
 @_exported import CourierTransport
+@_exported import CourierTLS
 @_exported import CourierHTTP1
 @_exported import CourierAuthorisers

@@ -220,7 +220,7 @@ struct RequestExecution {
             }
 
             let outcome = await send(
-                request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline,
+                request, url: sendURL, headers: sendHeaders, graph: graph, route: route, deadline: deadline,
                 followRedirects: authoriser == nil, attempt: attempt, tried: &tried
             )
             switch outcome {
@@ -234,6 +234,7 @@ struct RequestExecution {
                 timeline.dns = metrics.dns
                 timeline.connect = metrics.connect
                 timeline.tls = metrics.tls
+                timeline.tlsSession = metrics.tlsSession
                 timeline.firstByte = metrics.timeToFirstByte
 
                 var wait: Duration?
@@ -318,8 +319,8 @@ struct RequestExecution {
     /// after a failure (all of them are tried when every one is cooling down). Only a resolve or connect
     /// failure moves on to the next target.
     private func send(
-        _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
-        followRedirects: Bool, attempt: Int, tried: inout [String]
+        _ request: Request, url: HTTPURL, headers: HTTPHeaders, graph: PolicyGraph, route: Route,
+        deadline: ContinuousClock.Instant, followRedirects: Bool, attempt: Int, tried: inout [String]
     ) async -> Result<AttemptExchange, CourierError> {
         let clock = ContinuousClock()
         let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
@@ -352,7 +353,12 @@ struct RequestExecution {
             }
             let httpRequest = HTTPRequest(
                 method: request.method, url: url, headers: headers, body: body,
-                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target
+                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target,
+                tls: route.service == nil ? nil : route.tls, tlsPolicy: { [graph] url in
+                    // A redirect's target gets the TLS settings of the service that claims it (nil: the client's).
+                    let target = graph.route(for: url, method: request.method)
+                    return target.service == nil ? nil : target.tls
+                }
             )
             do {
                 let exchange: AttemptExchange

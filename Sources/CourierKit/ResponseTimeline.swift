@@ -16,6 +16,9 @@ public struct ResponseTimeline: Hashable, Sendable {
     public var connect: Duration?
     /// TLS handshake of the last attempt (nil for plain http).
     public var tls: Duration?
+    /// What the TLS session of the last attempt negotiated (version, cipher, ALPN, resumption, the server's
+    /// certificate); nil for plain http.
+    public var tlsSession: TLSSessionInfo?
     /// From sending the last attempt to its first response byte.
     public var firstByte: Duration?
     /// When the loader finished with the request.

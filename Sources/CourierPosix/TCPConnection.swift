@@ -291,6 +291,37 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         peek() == .pendingInput
     }
 
+    /// Reads what is waiting now, without parking: nil when nothing is (the read would block), empty at end of
+    /// file. For probing an idle connection whose bytes must be looked at, not only peeked (a TLS session's
+    /// post-handshake messages). Errors close nothing: the caller decides.
+    public func receiveNow(maxBytes: Int = 16 * 1024) throws -> [UInt8]? {
+        let outcome = try channel.withDescriptor { fd throws -> [UInt8]? in
+            var wouldBlock = false
+            let bytes = try [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
+                switch try Syscall.recv(fd, into: UnsafeMutableRawBufferPointer(buffer), flags: Int32(MSG_DONTWAIT)) {
+                case .wouldBlock: wouldBlock = true
+                case .processed(let count): initialized = count
+                }
+            }
+            return wouldBlock ? nil : bytes
+        }
+        guard let outcome else { throw ConnectionError.closed }
+        return outcome
+    }
+
+    /// Sends what the socket takes now, without parking; returns the number of bytes sent (0 when it would
+    /// block). For a best-effort goodbye (a TLS `close_notify`) as the connection closes.
+    @discardableResult
+    public func sendNow(_ bytes: [UInt8]) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        let sent = channel.withDescriptor { fd -> Int in
+            let outcome = try? bytes.withUnsafeBytes { try Syscall.send(fd, $0) }
+            if case .processed(let count)? = outcome { return count }
+            return 0
+        }
+        return sent ?? 0
+    }
+
     private enum PeekResult { case open, pendingInput, closed }
 
     private func peek() -> PeekResult {

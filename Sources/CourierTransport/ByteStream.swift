@@ -1,7 +1,8 @@
 import CourierPosix
+import CourierTLS
 
-/// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection today, a TLS session over one when
-/// TLS lands. Everything above this protocol (pool, codec, client) is the same for both.
+/// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection, or a TLS session over one
+/// (``TLSStream``). Everything above this protocol (pool, codec, client) is the same for both.
 public protocol ByteStream: AnyObject, Sendable {
     /// Reads up to `maxBytes`; empty at end of stream. Throws on timeout (closing the stream) or failure.
     nonisolated(nonsending) func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8]
@@ -17,6 +18,10 @@ public protocol ByteStream: AnyObject, Sendable {
     func hasPendingInput() -> Bool
     /// Closes now; pending reads and writes fail.
     func close()
+    /// What the TLS handshake negotiated; nil for a plain connection.
+    var tlsInfo: TLSSessionInfo? { get }
 }
 
-extension TCPConnection: ByteStream {}
+extension TCPConnection: ByteStream {
+    public var tlsInfo: TLSSessionInfo? { nil }
+}

@@ -42,12 +42,12 @@ final class ConnectionPool: Sendable {
     private let state = Mutex(State())
     private let configuration: HTTPClientConfiguration
     private let loops: EventLoopGroup
-    private let resolver: Resolver
+    private let connector: Connector
 
-    init(configuration: HTTPClientConfiguration, loops: EventLoopGroup, resolver: Resolver) {
+    init(configuration: HTTPClientConfiguration, loops: EventLoopGroup, connector: Connector) {
         self.configuration = configuration
         self.loops = loops
-        self.resolver = resolver
+        self.connector = connector
     }
 
     /// Runs `body` under the lock for the hot paths (lease and release), trying it a few times before waiting:
@@ -310,29 +310,13 @@ final class ConnectionPool: Sendable {
     }
 
     private func connect(_ id: ConnectionID, key: PoolKey, timeout: Duration) async {
-        let clock = ContinuousClock()
-        let start = clock.now
         let result: Result<HTTP1Connection, any Error>
         do {
-            let addresses: [SocketAddress]
-            if let literal = SocketAddress(ipAddress: key.connectHost, port: key.connectPort) {
-                addresses = [literal]
-            } else {
-                addresses = try await resolver.resolve(host: key.connectHost, port: key.connectPort)
-            }
-            let resolved = clock.now
-            let remaining = timeout - (resolved - start)
-            guard remaining > .zero else {
-                throw CourierError(.timeout, "resolving \(key.connectHost) used the whole connect timeout")
-            }
-            let tcp = try await TCPConnection.connect(to: addresses, timeout: remaining, on: loops.next())
+            let (stream, setup) = try await connector.connect(key, timeout: timeout)
             let connection = HTTP1Connection(
-                id: id, key: key, stream: tcp, limits: configuration.parserLimits, readSize: configuration.readSize
+                id: id, key: key, stream: stream, limits: configuration.parserLimits, readSize: configuration.readSize
             )
-            connection.setup = (
-                dns: SocketAddress(ipAddress: key.connectHost, port: key.connectPort) == nil ? resolved - start : .zero,
-                connect: clock.now - resolved, tls: nil
-            )
+            connection.setup = (dns: setup.dns, connect: setup.connect, tls: setup.tls)
             result = .success(connection)
         } catch {
             result = .failure(error)

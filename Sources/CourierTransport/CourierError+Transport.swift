@@ -1,6 +1,7 @@
 import CourierCore
 import CourierHTTP1
 import CourierPosix
+import CourierTLS
 
 extension CourierError {
     /// Maps a lower-level failure to the error a caller sees, keeping it as the cause.
@@ -19,6 +20,15 @@ extension CourierError {
         case is TotalDeadline:
             let total = timeouts.map { " of \(DurationFormat.format($0.total))" } ?? ""
             return CourierError(.timeout, "the total deadline\(total) passed", url: url)
+        case let e as TLSError:
+            let kind: CourierError.Kind
+            switch e.category {
+            case .certificate: kind = .tlsCertificate
+            case .pin: kind = .tlsPin
+            case .handshake, .configuration: kind = .tlsHandshake
+            case .session: kind = .protocol
+            }
+            return CourierError(kind, e.message, url: url, cause: e)
         case let e as ResolveError:
             return CourierError(.resolve, "could not resolve \(e.host)", url: url, cause: e)
         case let e as ConnectionError:

@@ -24,7 +24,9 @@ public final class HTTPClient: Sendable {
     ) {
         self.configuration = configuration
         self.loops = eventLoopGroup
-        self.pool = ConnectionPool(configuration: configuration, loops: eventLoopGroup, resolver: resolver)
+        self.pool = ConnectionPool(
+            configuration: configuration, loops: eventLoopGroup, connector: Connector(resolver: resolver, loops: eventLoopGroup)
+        )
     }
 
     /// The event loops this client's connections live on.
@@ -204,13 +206,6 @@ public final class HTTPClient: Sendable {
                 url: request.url.description
             )
         }
-        // Until a verified TLS session can carry it, an https request is refused before any connection is made:
-        // sending it (and its credentials) in clear text is never an option.
-        guard request.url.scheme != "https" else {
-            throw CourierError(
-                .tlsHandshake, "https is not supported by this build (no TLS); nothing was sent", url: request.url.description
-            )
-        }
         guard request.method.isValidToken else {
             throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
         }
@@ -243,7 +238,11 @@ public final class HTTPClient: Sendable {
         next.method = redirect.method
         next.url = redirect.url
         next.headers = redirect.headers(from: current.headers)
-        if next.connectTo != nil && redirect.isCrossOrigin { next.connectTo = nil }
+        if redirect.isCrossOrigin {
+            next.connectTo = nil
+            // TLS settings belong to the hosts they were chosen for: another origin gets its own.
+            next.tls = current.tlsPolicy?(redirect.url)
+        }
         if redirect.keepsBody {
             guard current.body.isReplayable else {
                 throw CourierError(
@@ -319,7 +318,8 @@ public final class HTTPClient: Sendable {
         let key = PoolKey(
             scheme: request.url.scheme, host: request.url.host, port: request.url.port,
             connectHost: request.connectTo?.host ?? request.url.host,
-            connectPort: request.connectTo?.port ?? request.url.port
+            connectPort: request.connectTo?.port ?? request.url.port,
+            tls: request.url.scheme == "https" ? request.tls ?? configuration.tls : nil
         )
         var head = HTTPRequestHead(method: request.method, url: request.url, headers: request.headers)
         if request.decompress && !head.headers.contains("accept-encoding") {
@@ -341,6 +341,7 @@ public final class HTTPClient: Sendable {
             connection.setup = nil
         }
         metrics.reusedConnection = connection.wasReused
+        metrics.tlsSession = connection.stream.tlsInfo
     }
 
     @inline(never)

@@ -32,6 +32,9 @@ public struct HTTPClientConfiguration: Sendable {
     /// setting wins everywhere. A caller on a loop itself (see ``HTTPClient/eventLoopGroup``) uses the least CPU
     /// everywhere; such a caller's requests stay on its loop with or without this.
     public var runsRequestsOnEventLoop = false
+    /// TLS settings for https origins whose request names none: by default the system's trust store (honouring
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR`), TLS 1.2 or later, full verification, no pins.
+    public var tls = TLSPolicy.builtIn
     /// The `User-Agent` sent when a request has none; nil sends none.
     public var userAgent: String? = "Courier/0.1"
 

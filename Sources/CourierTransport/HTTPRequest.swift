@@ -31,6 +31,12 @@ public struct HTTPRequest: Sendable {
     public var connectTo: HostAddress?
     /// Whether to send `Accept-Encoding: gzip, deflate` (unless set) and decode such responses.
     public var decompress: Bool
+    /// TLS settings for this request's origin (an https URL); nil uses ``HTTPClientConfiguration/tls``. They
+    /// apply to this origin only: a redirect to another origin asks ``tlsPolicy`` (or uses the client's).
+    public var tls: TLSPolicy?
+    /// Chooses TLS settings for the origin a cross-origin redirect leads to; nil, or a nil answer, uses
+    /// ``HTTPClientConfiguration/tls``. The data loader answers with the policy of the service that claims the host.
+    public var tlsPolicy: (@Sendable (HTTPURL) -> TLSPolicy?)?
 
     public init(
         method: HTTPMethod = .get,
@@ -40,7 +46,9 @@ public struct HTTPRequest: Sendable {
         timeouts: TimeoutPolicy? = nil,
         maxRedirects: Int? = nil,
         connectTo: HostAddress? = nil,
-        decompress: Bool = true
+        decompress: Bool = true,
+        tls: TLSPolicy? = nil,
+        tlsPolicy: (@Sendable (HTTPURL) -> TLSPolicy?)? = nil
     ) {
         self.method = method
         self.url = url
@@ -50,5 +58,7 @@ public struct HTTPRequest: Sendable {
         self.maxRedirects = maxRedirects
         self.connectTo = connectTo
         self.decompress = decompress
+        self.tls = tls
+        self.tlsPolicy = tlsPolicy
     }
 }

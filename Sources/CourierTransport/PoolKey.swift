@@ -1,34 +1,40 @@
-/// Connections are shared by requests with the same pool key: the origin (scheme, host, port) and where the
-/// socket actually connects to (differs from the origin for a fallback address). TLS settings join the key
-/// when TLS lands.
+import CourierCore
+
+/// Connections are shared by requests with the same pool key: the origin (scheme, host, port), where the socket
+/// actually connects to (differs from the origin for a fallback address), and for https the TLS settings, so
+/// that two services with different pins or CAs never share a connection.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let scheme: String
     let host: String
     let port: Int
     let connectHost: String
     let connectPort: Int
+    /// nil for plain http.
+    let tls: TLSPolicy?
     /// Hashed once: the pool looks a key up several times per request, and hashing three strings each time
     /// showed in profiles.
     private let hash: Int
 
-    init(scheme: String, host: String, port: Int, connectHost: String, connectPort: Int) {
+    init(scheme: String, host: String, port: Int, connectHost: String, connectPort: Int, tls: TLSPolicy? = nil) {
         self.scheme = scheme
         self.host = host
         self.port = port
         self.connectHost = connectHost
         self.connectPort = connectPort
+        self.tls = tls
         var hasher = Hasher()
         hasher.combine(scheme)
         hasher.combine(host)
         hasher.combine(port)
         hasher.combine(connectHost)
         hasher.combine(connectPort)
+        hasher.combine(tls)
         self.hash = hasher.finalize()
     }
 
     static func == (a: PoolKey, b: PoolKey) -> Bool {
         a.hash == b.hash && a.port == b.port && a.connectPort == b.connectPort && a.host == b.host
-            && a.connectHost == b.connectHost && a.scheme == b.scheme
+            && a.connectHost == b.connectHost && a.scheme == b.scheme && a.tls == b.tls
     }
 
     func hash(into hasher: inout Hasher) {

@@ -1,5 +1,8 @@
+import CourierTLS
+
 /// What one request cost: wire bytes and a timeline. Byte counts include request and response heads, chunk
-/// framing and every redirect hop and retry, as they crossed the socket (before decompression).
+/// framing and every redirect hop and retry, as HTTP/1.1 put them on the connection (before decompression; for https
+/// the plaintext, without TLS records).
 public struct RequestMetrics: Hashable, Sendable {
     /// Bytes written to the network for this request (heads and bodies of every hop and attempt).
     public var bytesSent: Int64 = 0
@@ -11,6 +14,9 @@ public struct RequestMetrics: Hashable, Sendable {
     public var connect: Duration?
     /// Time spent on the TLS handshake; nil for plain http or a reused connection.
     public var tls: Duration?
+    /// What the TLS session of the final response's connection negotiated (also for a reused connection); nil
+    /// for plain http.
+    public var tlsSession: TLSSessionInfo?
     /// From the start of the request to the first byte of the final response.
     public var timeToFirstByte: Duration?
     /// From the start of the request to the end of the response body.

@@ -6,21 +6,23 @@ import Foundation
 public final class PythonPeer: @unchecked Sendable {
     public let port: Int
     public let host: String
+    /// `https` when the peer serves TLS.
+    public let scheme: String
     private let process: Process
     private let stdin: Pipe
 
     /// Starts the peer and waits (at most 10 s) until it prints its port, on a thread of its own so that a
     /// slow start never blocks Swift concurrency's small cooperative pool (other tests' timers run there).
-    public static func start(ipv6: Bool = false, filePath: String = #filePath) async throws -> PythonPeer {
+    public static func start(ipv6: Bool = false, tls: TLSPeerOptions? = nil, filePath: String = #filePath) async throws -> PythonPeer {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try PythonPeer(ipv6: ipv6, filePath: filePath) })
+                continuation.resume(with: Result { try PythonPeer(ipv6: ipv6, tls: tls, filePath: filePath) })
             }.start()
         }
     }
 
     /// Starts the peer, blocking the calling thread until it listens. Prefer ``start(ipv6:filePath:)``.
-    public init(ipv6: Bool = false, filePath: String = #filePath) throws {
+    public init(ipv6: Bool = false, tls: TLSPeerOptions? = nil, filePath: String = #filePath) throws {
         let script = URL(fileURLWithPath: filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers/http_peer.py")
@@ -28,12 +30,14 @@ public final class PythonPeer: @unchecked Sendable {
         process = Process()
         process.executableURL = URL(fileURLWithPath: python.hasPrefix("/") ? python : "/usr/bin/env")
         process.arguments = (python.hasPrefix("/") ? [] : [python]) + [script.path] + (ipv6 ? ["--ipv6"] : [])
+            + (tls?.arguments ?? [])
         stdin = Pipe()
         let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         try process.run()
         host = ipv6 ? "::1" : "127.0.0.1"
+        scheme = tls == nil ? "http" : "https"
         // Read the "PORT n" line without blocking forever.
         let handle = stdout.fileHandleForReading
         let deadline = Date().addingTimeInterval(10)
@@ -54,10 +58,13 @@ public final class PythonPeer: @unchecked Sendable {
         self.port = port
     }
 
-    /// `http://127.0.0.1:PORT` + path.
+    /// `http://127.0.0.1:PORT` + path (`https` for a TLS peer).
     public func url(_ path: String) -> String {
-        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(path)"
+        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)\(path)"
     }
+
+    /// The same URL with `localhost` as the host.
+    public func localhostURL(_ path: String) -> String { "\(scheme)://localhost:\(port)\(path)" }
 
     /// Asks the peer to exit (it reads EOF on its standard input); does not wait.
     public func stop() {

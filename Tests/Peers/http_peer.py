@@ -14,12 +14,21 @@ Routes (all bodies are deterministic so tests can check them byte for byte):
   GET  /slow/N?delay_ms=D    N bytes, one 1-byte write every D ms
   GET  /connections          JSON {"accepted": number of connections accepted so far}
   GET  /retry-after/S        429 with Retry-After: S
+  GET  /sni                  the server name the last TLS handshake carried, or "none"
+  GET  /close-silently       200 "bye", kept alive as far as the client can tell, then the connection closes
+  GET  /close-delimited/N?notify=0|1   N pattern bytes with no length, ended by closing the connection; over
+                             TLS with close_notify only when notify=1 (else a bare TCP close: a truncation)
+
+With --tls-chain FILE --tls-key FILE it serves HTTPS (Python's ssl module over the system's OpenSSL), the chain
+sent as the file lists it; --tls-min/--tls-max (1.0, 1.1, 1.2, 1.3) bound the versions and --tls-tickets N sets
+the TLS 1.3 session tickets sent per connection (0: no resumption).
 """
 import gzip, hashlib, json, socketserver, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
 ACCEPTED = 0
+LAST_SNI = [None]  # the server name the last TLS handshake carried (None: no SNI)
 LOCK = threading.Lock()
 
 
@@ -128,6 +137,30 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 n = ACCEPTED
             return self.send_body(200, json.dumps({"accepted": n}).encode())
+        if head == "close-delimited":
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(pattern(int(arg)))
+            self.wfile.flush()
+            self.close_connection = True
+            if hasattr(self.connection, "unwrap"):
+                if q.get("notify") == "1":
+                    try:
+                        self.connection.unwrap()
+                    except OSError:
+                        pass
+                else:
+                    import socket
+                    raw = socket.socket(fileno=self.connection.detach())
+                    raw.shutdown(socket.SHUT_RDWR)
+                    raw.close()
+            return
+        if head == "sni":
+            return self.send_body(200, (LAST_SNI[0] or "none").encode())
+        if head == "close-silently":
+            self.close_connection = True  # a kept-alive response, then a close the client is not told about
+            return self.send_body(200, b"bye")
         if head == "retry-after":
             return self.send_body(429, b"slow down", [("Retry-After", arg)])
         return self.send_body(404, b"no route")
@@ -143,12 +176,59 @@ class Server(ThreadingHTTPServer):
         pass  # clients that hang up early (timeouts, cancellation tests) are expected here
 
 
+def option(flag, default=None):
+    return sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv else default
+
+
+class TLSServer(Server):
+    """Handshakes in the handler's thread (not in the accept loop), so a client that fails one stalls nothing."""
+    context = None
+
+    def get_request(self):
+        sock, address = super().get_request()
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+    def finish_request(self, request, client_address):
+        try:
+            request.do_handshake()
+        except OSError:
+            return  # failed handshakes are what many TLS tests are about
+        super().finish_request(request, client_address)
+
+
+def tls_context():
+    import ssl
+    versions = {"1.0": ssl.TLSVersion.TLSv1, "1.1": ssl.TLSVersion.TLSv1_1, "1.2": ssl.TLSVersion.TLSv1_2,
+                "1.3": ssl.TLSVersion.TLSv1_3}
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(option("--tls-chain"), option("--tls-key"))
+    low, high = option("--tls-min"), option("--tls-max")
+    if low in ("1.0", "1.1") or high in ("1.0", "1.1"):
+        context.set_ciphers("DEFAULT:@SECLEVEL=0")  # OpenSSL 3 refuses TLS 1.0/1.1 at its default level
+    if low:
+        context.minimum_version = versions[low]
+    if high:
+        context.maximum_version = versions[high]
+    context.num_tickets = int(option("--tls-tickets", "2"))
+    context.set_alpn_protocols(["http/1.1"])
+
+    def record_sni(ssl_object, server_name, ctx):
+        LAST_SNI[0] = server_name
+    context.sni_callback = record_sni
+    return context
+
+
 def main():
     family_v6 = "--ipv6" in sys.argv
     if family_v6:
         import socket
         Server.address_family = socket.AF_INET6
-    server = Server(("::1" if family_v6 else "127.0.0.1", 0), Handler)
+        TLSServer.address_family = socket.AF_INET6
+    server_class = Server
+    if "--tls-chain" in sys.argv:
+        TLSServer.context = tls_context()
+        server_class = TLSServer
+    server = server_class(("::1" if family_v6 else "127.0.0.1", 0), Handler)
     print("PORT %d" % server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()  # returns when the test process closes our stdin or dies

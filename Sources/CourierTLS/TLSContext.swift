@@ -1,0 +1,54 @@
+import CCourierOpenSSL
+import CourierCore
+
+/// The client-side settings every TLS session of one ``TLSPolicy`` shares (an `SSL_CTX`): trust store, minimum
+/// version, options, and the session cache for resumption. Building one reads the trust store, so the transport
+/// keeps one per policy and reuses it.
+///
+/// Safe defaults: TLS 1.2 at least; no compression; no renegotiation; the peer verified against the system's
+/// trust store (honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`) unless the policy names a CA file, which then
+/// replaces it.
+public final class TLSContext: @unchecked Sendable {
+    // @unchecked: an SSL_CTX may be used from any thread to create sessions once configured; it is never
+    // reconfigured after init. The session cache has its own lock.
+    let pointer: OpaquePointer
+    public let policy: TLSPolicy
+    let sessions = TLSSessionCache()
+
+    /// - Throws: ``TLSError`` (`unreadableCAFile`) when the CA file cannot be loaded.
+    public init(policy: TLSPolicy) throws(TLSError) {
+        self.pointer = try Self.makeContext(policy)
+        self.policy = policy
+    }
+
+    /// A configured `SSL_CTX`; on failure nothing is left allocated.
+    private static func makeContext(_ policy: TLSPolicy) throws(TLSError) -> OpaquePointer {
+        OpenSSLErrorQueue.clear()
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSError(.handshakeFailed, openSSLErrors: OpenSSLErrorQueue.drain().texts)
+        }
+        _ = ccourier_SSL_CTX_set_min_proto_version(ctx, policy.minVersion == .tls13 ? TLS1_3_VERSION : TLS1_2_VERSION)
+        _ = SSL_CTX_set_options(ctx, ccourier_client_options())
+        _ = ccourier_SSL_CTX_set_session_cache_mode(ctx, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE))
+        SSL_CTX_sess_set_new_cb(ctx) { ssl, session in
+            guard let ssl, let session, let link = TLSEngine.Link.of(ssl) else { return 0 }
+            return link.sessionArrived(session) ? 1 : 0
+        }
+        guard policy.verifiesPeer else { return ctx }
+        if let caFile = policy.caFile {
+            guard SSL_CTX_load_verify_locations(ctx, caFile, nil) == 1 else {
+                let errors = OpenSSLErrorQueue.drain().texts
+                SSL_CTX_free(ctx)
+                throw TLSError(.unreadableCAFile(path: caFile), openSSLErrors: errors)
+            }
+        } else {
+            _ = SSL_CTX_set_default_verify_paths(ctx)
+            OpenSSLErrorQueue.clear()
+        }
+        return ctx
+    }
+
+    deinit {
+        SSL_CTX_free(pointer)
+    }
+}

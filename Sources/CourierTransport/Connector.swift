@@ -1,0 +1,81 @@
+import CourierCore
+import CourierPosix
+import CourierTLS
+import Synchronization
+
+/// The one seam where connections are made: turns a pool key (origin, connect address and TLS settings) into a
+/// connected ``ByteStream`` (a ``TCPConnection``, or a ``TLSStream`` over one for https), with its set-up times.
+/// The pool decides when to connect; this decides how.
+final class Connector: Sendable {
+    /// Set-up times of a new connection.
+    struct Setup {
+        var dns: Duration
+        var connect: Duration
+        var tls: Duration?
+    }
+
+    private let resolver: Resolver
+    private let loops: EventLoopGroup
+    /// One context per TLS policy: building one reads the trust store, and its session cache is what lets a
+    /// second connection to an origin resume the first one's session.
+    private let contexts = Mutex<[TLSPolicy: TLSContext]>([:])
+
+    init(resolver: Resolver, loops: EventLoopGroup) {
+        self.resolver = resolver
+        self.loops = loops
+    }
+
+    /// Resolves (unless the connect host is an IP literal), connects, and for https runs the TLS handshake with
+    /// SNI and verification against the origin's host (never the fallback address it connects to), all within
+    /// `timeout`.
+    nonisolated(nonsending) func connect(_ key: PoolKey, timeout: Duration) async throws -> (any ByteStream, Setup) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let addresses: [SocketAddress]
+        let isLiteral: Bool
+        if let literal = SocketAddress(ipAddress: key.connectHost, port: key.connectPort) {
+            addresses = [literal]
+            isLiteral = true
+        } else {
+            addresses = try await resolver.resolve(host: key.connectHost, port: key.connectPort)
+            isLiteral = false
+        }
+        let resolved = clock.now
+        guard timeout - (resolved - start) > .zero else {
+            throw CourierError(.timeout, "resolving \(key.connectHost) used the whole connect timeout")
+        }
+        let tcp = try await TCPConnection.connect(to: addresses, timeout: timeout - (resolved - start), on: loops.next())
+        let connected = clock.now
+        var setup = Setup(dns: isLiteral ? .zero : resolved - start, connect: connected - resolved, tls: nil)
+        guard let policy = key.tls else { return (tcp, setup) }
+        let left = timeout - (connected - start)
+        guard left > .zero else {
+            tcp.close()
+            throw CourierError(.timeout, "connecting to \(key.connectHost) used the whole connect timeout before TLS")
+        }
+        let engine: TLSEngine
+        do {
+            engine = try TLSEngine(context: try context(for: policy), serverName: key.host, port: key.port)
+        } catch {
+            tcp.close()
+            throw error
+        }
+        do {
+            let stream = try await TLSStream.handshake(over: tcp, engine: engine, timeout: left)
+            setup.tls = clock.now - connected
+            return (stream, setup)
+        } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {
+            throw CourierError(.timeout, "the TLS handshake with \(key.host) did not finish within the connect timeout", cause: error)
+        }
+    }
+
+    private func context(for policy: TLSPolicy) throws(TLSError) -> TLSContext {
+        if let context = contexts.withLock({ $0[policy] }) { return context }
+        let made = try TLSContext(policy: policy)
+        return contexts.withLock { table in
+            if let existing = table[policy] { return existing }
+            table[policy] = made
+            return made
+        }
+    }
+}

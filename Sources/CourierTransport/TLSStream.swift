@@ -1,0 +1,204 @@
+import CourierCore
+import CourierPosix
+import CourierTLS
+import Synchronization
+
+/// A TLS session over a ``TCPConnection``: a ``TLSEngine`` (OpenSSL over memory BIOs) whose ciphertext this
+/// stream moves to and from the socket. The socket's own reads and writes do the waiting (non-blocking, parked on
+/// the event loop, with their timeouts and cancellation), so the TLS layer adds no thread and no second timer.
+///
+/// Like ``TCPConnection``, one read and one write may run at once; any error closes the stream. Should a read
+/// produce ciphertext of its own (a TLS 1.3 key update) while a write is sending, the writer sends it after its
+/// own bytes.
+final class TLSStream: ByteStream, Sendable {
+    private struct State: ~Copyable {
+        let engine: TLSEngine
+        /// A task is writing ciphertext to the socket; whoever holds this sends whatever output is left before
+        /// giving it up.
+        var sending = false
+        var closed = false
+    }
+
+    private let tcp: TCPConnection
+    private let state: Mutex<State>
+    let tlsInfo: TLSSessionInfo?
+
+    private init(tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?) {
+        self.tcp = tcp
+        self.state = Mutex(State(engine: engine))
+        self.tlsInfo = info
+    }
+
+    /// Runs the handshake over `tcp` within `timeout` and returns the established stream. On failure `tcp` is
+    /// closed.
+    ///
+    /// - Throws: ``TLSError`` for a handshake, certificate or pin failure; ``ConnectionError`` (a timeout, a
+    ///   closed socket) or `CancellationError` from the socket.
+    nonisolated(nonsending) static func handshake(
+        over tcp: TCPConnection, engine: sending TLSEngine, timeout: Duration
+    ) async throws -> TLSStream {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var engine = Optional(engine)
+        do {
+            while true {
+                let step = engine!.handshake()
+                let output = engine!.takeOutput()
+                if !output.isEmpty { try await tcp.write(output, timeout: deadline - clock.now) }
+                switch step {
+                case .complete:
+                    let info = engine!.info
+                    return TLSStream(tcp: tcp, engine: engine.take()!, info: info)
+                case .failed(let error):
+                    throw error
+                case .wantInput:
+                    let left = deadline - clock.now
+                    guard left > .zero else { throw ConnectionError.readTimeout(timeout) }
+                    let input = try await tcp.read(maxBytes: 16 * 1024, timeout: left)
+                    if input.isEmpty { engine!.feedEndOfInput() } else { engine!.feed(input) }
+                }
+            }
+        } catch {
+            tcp.close()
+            throw error
+        }
+    }
+
+    // MARK: - ByteStream
+
+    nonisolated(nonsending) func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8] {
+        precondition(maxBytes > 0, "maxBytes must be positive")
+        while true {
+            var step = TLSEngine.ReadStep.wantInput
+            let bytes = try withEngine { engine in
+                [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
+                    step = engine.read(into: UnsafeMutableRawBufferPointer(buffer))
+                    if case .bytes(let count) = step { initialized = count }
+                }
+            }
+            if try await settle(step, timeout: timeout) { return bytes }
+        }
+    }
+
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration?) async throws -> Int {
+        precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
+        while true {
+            var step = TLSEngine.ReadStep.wantInput
+            try withEngine { engine in
+                bytes.withUnsafeMutableBytes { raw in
+                    step = engine.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]))
+                }
+            }
+            if try await settle(step, timeout: timeout) {
+                if case .bytes(let count) = step { return count }
+                return 0
+            }
+        }
+    }
+
+    /// Acts on a read step: sends any output it produced, and for `wantInput` feeds the engine from the socket.
+    /// Returns whether the read is over (plaintext or a clean end); throws (closing the stream) on a failure.
+    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, timeout: Duration?) async throws -> Bool {
+        do {
+            try await flush(timeout: timeout)
+            switch step {
+            case .bytes, .closed:
+                return true
+            case .failed(let error):
+                throw error
+            case .wantInput:
+                let input = try await tcp.read(maxBytes: 64 * 1024, timeout: timeout)
+                try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
+                return false
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    nonisolated(nonsending) func write(_ bytes: [UInt8], timeout: Duration?) async throws {
+        guard !bytes.isEmpty else { return }
+        do {
+            let failure = try withEngine { engine in bytes.withUnsafeBytes { engine.write($0) } }
+            if let failure { throw failure }
+            try await flush(timeout: timeout)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Sends the engine's output, unless another task is already sending (it sends this output too).
+    nonisolated(nonsending) private func flush(timeout: Duration?) async throws {
+        var output = state.withLock { s -> [UInt8] in
+            guard !s.sending, s.engine.hasOutput else { return [] }
+            s.sending = true
+            return s.engine.takeOutput()
+        }
+        while !output.isEmpty {
+            do {
+                try await tcp.write(output, timeout: timeout)
+            } catch {
+                state.withLock { $0.sending = false }
+                throw error
+            }
+            output = state.withLock { s -> [UInt8] in
+                let more = s.engine.takeOutput()
+                if more.isEmpty { s.sending = false }
+                return more
+            }
+        }
+    }
+
+    /// Runs `body` on the engine under the lock; throws ``ConnectionError/closed`` once the stream is closed.
+    private func withEngine<R>(_ body: (TLSEngine) throws -> R) throws -> R {
+        try state.withLock { s in
+            guard !s.closed else { throw ConnectionError.closed }
+            return try body(s.engine)
+        }
+    }
+
+    func isQuietSinceLastRead() -> Bool {
+        tcp.isQuietSinceLastRead() && state.withLock { !$0.closed && !$0.engine.hasBufferedInput }
+    }
+
+    func isClosedByPeer() -> Bool { probeIdle() == .closed }
+
+    func hasPendingInput() -> Bool { probeIdle() == .pendingInput }
+
+    private enum Probe { case open, pendingInput, closed }
+
+    /// Looks at an idle session without waiting: whatever the socket holds goes through the engine, so that TLS
+    /// messages after the handshake (TLS 1.3 session tickets) are absorbed instead of counting as unsolicited
+    /// data. Plaintext means the server sent something unasked (the connection is not reusable); a
+    /// `close_notify`, an end of file or an error means it is closed.
+    private func probeIdle() -> Probe {
+        do {
+            while let input = try tcp.receiveNow() {
+                try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
+                if input.isEmpty { break }
+            }
+            var byte: UInt8 = 0
+            let step = try withEngine { engine in withUnsafeMutableBytes(of: &byte) { engine.read(into: $0) } }
+            switch step {
+            case .wantInput: return .open
+            case .bytes: return .pendingInput
+            case .closed, .failed: return .closed
+            }
+        } catch {
+            return .closed
+        }
+    }
+
+    func close() {
+        let goodbye = state.withLock { s -> [UInt8] in
+            guard !s.closed else { return [] }
+            s.closed = true
+            s.engine.shutdown()
+            return s.engine.takeOutput()
+        }
+        if !goodbye.isEmpty { tcp.sendNow(goodbye) }
+        tcp.close()
+    }
+}
