@@ -40,4 +40,13 @@ public struct TLSPolicy: Hashable, Sendable {
     }
 
     public static let builtIn = TLSPolicy()
+
+    /// These settings over `base` (a client's defaults): this policy's CA file and pins where it names any, else
+    /// the base's; the higher of the two minimum versions; verification only when both verify.
+    public func overlaid(on base: TLSPolicy) -> TLSPolicy {
+        TLSPolicy(
+            pins: pins.isEmpty ? base.pins : pins, caFile: caFile ?? base.caFile, minVersion: max(minVersion, base.minVersion),
+            verifiesPeer: verifiesPeer && base.verifiesPeer
+        )
+    }
 }

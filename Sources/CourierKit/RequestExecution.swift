@@ -354,10 +354,11 @@ struct RequestExecution {
             let httpRequest = HTTPRequest(
                 method: request.method, url: url, headers: headers, body: body,
                 timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target,
-                tls: route.service == nil ? nil : route.tls, tlsPolicy: { [graph] url in
+                tls: route.service == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls),
+                tlsPolicy: { [graph, client = service.client] url in
                     // A redirect's target gets the TLS settings of the service that claims it (nil: the client's).
                     let target = graph.route(for: url, method: request.method)
-                    return target.service == nil ? nil : target.tls
+                    return target.service == nil ? nil : target.tls.overlaid(on: client.configuration.tls)
                 }
             )
             do {

@@ -73,10 +73,31 @@ extension CourierCommand {
         @Option(help: ArgumentHelp("Send every request through a data loader that applies this policy file.", valueName: "file"))
         var policy: String?
 
+        @Option(help: ArgumentHelp(
+            "Trust the CAs in this PEM file instead of the system's store (a policy service's own ca-file wins for its hosts).",
+            valueName: "file"
+        ))
+        var cacert: String?
+
+        @Option(help: ArgumentHelp(
+            "Accept the server only if a key of its verified chain has this pin, sha256/<base64>. Repeatable.",
+            valueName: "pin"
+        ))
+        var pin: [String] = []
+
+        @Flag(name: [.customShort("k"), .long], help: "Do not verify the server's certificate or name (pins are still checked). Unsafe.")
+        var insecure = false
+
         @Flag(name: [.customShort("v"), .long], help: "Print what happens to each request on standard error (the loader's trace with --policy).")
         var verbose = false
 
         func validate() throws {
+            for p in pin where TLSPolicy.Pin(p) == nil {
+                throw ValidationError("--pin takes sha256/<base64 of 32 bytes>, not '\(p)'")
+            }
+            if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
+                throw ValidationError("--cacert: cannot read '\(cacert)'")
+            }
             if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time takes a positive number of seconds") }
             for h in headers where !h.contains(":") { throw ValidationError("-H takes 'Name: value', not '\(h)'") }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
@@ -89,7 +110,14 @@ extension CourierCommand {
         func run() async throws {
             let template = try makeTemplate()
             let reportSink = try jsonReport.map(ReportSink.init)
-            let client = HTTPClient()
+            var configuration = HTTPClientConfiguration()
+            configuration.tls = tlsPolicy()
+            if insecure {
+                StandardError.write(
+                    "courier fetch: WARNING: --insecure: server certificates and names are NOT verified; anyone on the path can read and change this traffic"
+                )
+            }
+            let client = HTTPClient(configuration: configuration)
             defer { client.shutdown() }
             let fetcher: any URLFetcher
             if let policy {
@@ -114,6 +142,13 @@ extension CourierCommand {
             let status = await runner.run(urls)
             try? FileHandle.standardOutput.synchronize()
             if status != FetchExitCode.success { throw ExitCode(status) }
+        }
+
+        /// The client's TLS settings from --cacert, --pin and --insecure (a relative CA path is taken from the
+        /// current directory).
+        private func tlsPolicy() -> TLSPolicy {
+            let caFile = cacert.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+            return TLSPolicy(pins: pin.compactMap(TLSPolicy.Pin.init), caFile: caFile, verifiesPeer: !insecure)
         }
 
         /// The request every URL is sent with, from -X, -H, -d and --max-time.

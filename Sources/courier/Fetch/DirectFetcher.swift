@@ -25,6 +25,7 @@ struct DirectFetcher: URLFetcher {
         do {
             let r = try await client.stream(request)
             response = r
+            if verbose, let session = r.body.metrics.tlsSession { TLSSessionDescription.write(session, index: index) }
             let failed = template.fails(r.status)
             if template.includeHead && !failed {
                 output.write(FetchRequestTemplate.head(status: r.status, reason: r.head.reason, headers: r.headers))

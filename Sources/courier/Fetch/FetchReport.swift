@@ -21,6 +21,21 @@ struct FetchReport: Encodable, Sendable {
         var backoff: Double
     }
 
+    /// What the TLS session negotiated; nil (`null`) for plain http.
+    struct TLSInfo: Encodable, Sendable {
+        var version: String
+        var cipher: String
+        var alpn: String?
+        var resumed: Bool
+
+        init(_ session: TLSSessionInfo) {
+            version = session.version
+            cipher = session.cipher
+            alpn = session.alpn
+            resumed = session.resumed
+        }
+    }
+
     struct ErrorInfo: Encodable, Sendable {
         var kind: String
         var message: String
@@ -38,6 +53,7 @@ struct FetchReport: Encodable, Sendable {
     var bytesSent: Int64 = 0
     var bytesReceived: Int64 = 0
     var waits: Waits?
+    var tls: TLSInfo?
     var error: ErrorInfo?
 
     /// A URL that was never sent (it is not an absolute http or https URL, or was refused before sending).
@@ -64,6 +80,7 @@ struct FetchReport: Encodable, Sendable {
         )
         self.bytesSent = metrics.bytesSent
         self.bytesReceived = metrics.bytesReceived
+        self.tls = metrics.tlsSession.map(TLSInfo.init)
         self.error = error.map(ErrorInfo.init)
     }
 
@@ -83,6 +100,7 @@ struct FetchReport: Encodable, Sendable {
         )
         self.bytesSent = response.bytesSent
         self.bytesReceived = response.bytesReceived
+        self.tls = timeline.tlsSession.map(TLSInfo.init)
         self.waits = Waits(
             rateLimit: timeline.rateLimitWait.seconds, authoriser: timeline.authoriserWait.seconds,
             backoff: timeline.backoffWait.seconds
@@ -122,7 +140,7 @@ private struct NullPreserving: Encodable {
 
     enum Keys: String, CodingKey {
         case url, status, headers, bodyBytes, bodySHA256, attempts, redirects, timings, bytesSent, bytesReceived,
-            waits, error
+            waits, tls, error
     }
     enum TimingKeys: String, CodingKey { case dns, connect, tls, ttfb, total }
 
@@ -144,6 +162,7 @@ private struct NullPreserving: Encodable {
         try c.encode(report.bytesSent, forKey: .bytesSent)
         try c.encode(report.bytesReceived, forKey: .bytesReceived)
         try c.encode(report.waits, forKey: .waits)
+        try c.encode(report.tls, forKey: .tls)
         try c.encode(report.error, forKey: .error)
     }
 }

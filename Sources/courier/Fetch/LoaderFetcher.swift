@@ -7,9 +7,11 @@ struct LoaderFetcher: URLFetcher {
     let service: DataLoaderService
     let loader: DataLoader
     let template: FetchRequestTemplate
+    let verbose: Bool
 
     init(service: DataLoaderService, template: FetchRequestTemplate, verbose: Bool) {
         self.service = service
+        self.verbose = verbose
         self.loader = service.makeFactory().makeLoader()
         self.template = template
         if verbose { service.addTraceObserver { StandardError.write($0.description) } }
@@ -30,6 +32,7 @@ struct LoaderFetcher: URLFetcher {
         }
         switch result {
         case .success(let response):
+            if verbose, let session = response.timeline.tlsSession { TLSSessionDescription.write(session, index: index) }
             let failed = template.fails(response.status)
             if !failed {
                 if template.includeHead {
