@@ -42,7 +42,7 @@ final class ConnectionPool: Sendable {
     private let state = Mutex(State())
     private let configuration: HTTPClientConfiguration
     private let loops: EventLoopGroup
-    private let connector: Connector
+    let connector: Connector
 
     init(configuration: HTTPClientConfiguration, loops: EventLoopGroup, connector: Connector) {
         self.configuration = configuration

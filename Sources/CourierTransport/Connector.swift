@@ -19,6 +19,8 @@ final class Connector: Sendable {
     /// One context per TLS policy: building one reads the trust store, and its session cache is what lets a
     /// second connection to an origin resume the first one's session.
     private let contexts = Mutex<[TLSPolicy: TLSContext]>([:])
+    /// TLS streams this connector made that still exist (for leak tests).
+    let liveTLSStreams = LiveCount()
 
     init(resolver: Resolver, loops: EventLoopGroup) {
         self.resolver = resolver
@@ -61,7 +63,7 @@ final class Connector: Sendable {
             throw error
         }
         do {
-            let stream = try await TLSStream.handshake(over: tcp, engine: engine, timeout: left)
+            let stream = try await TLSStream.handshake(over: tcp, engine: engine, timeout: left, tracker: liveTLSStreams)
             setup.tls = clock.now - connected
             return (stream, setup)
         } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {

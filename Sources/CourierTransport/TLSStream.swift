@@ -22,11 +22,19 @@ final class TLSStream: ByteStream, Sendable {
     private let tcp: TCPConnection
     private let state: Mutex<State>
     let tlsInfo: TLSSessionInfo?
+    /// Counts this stream while it exists (its engine, and so its OpenSSL session, lives exactly as long).
+    private let tracker: LiveCount?
 
-    private init(tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?) {
+    private init(tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?, tracker: LiveCount?) {
         self.tcp = tcp
         self.state = Mutex(State(engine: engine))
         self.tlsInfo = info
+        self.tracker = tracker
+        tracker?.add(1)
+    }
+
+    deinit {
+        tracker?.add(-1)
     }
 
     /// Runs the handshake over `tcp` within `timeout` and returns the established stream. On failure `tcp` is
@@ -35,7 +43,7 @@ final class TLSStream: ByteStream, Sendable {
     /// - Throws: ``TLSError`` for a handshake, certificate or pin failure; ``ConnectionError`` (a timeout, a
     ///   closed socket) or `CancellationError` from the socket.
     nonisolated(nonsending) static func handshake(
-        over tcp: TCPConnection, engine: sending TLSEngine, timeout: Duration
+        over tcp: TCPConnection, engine: sending TLSEngine, timeout: Duration, tracker: LiveCount? = nil
     ) async throws -> TLSStream {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -48,7 +56,7 @@ final class TLSStream: ByteStream, Sendable {
                 switch step {
                 case .complete:
                     let info = engine!.info
-                    return TLSStream(tcp: tcp, engine: engine.take()!, info: info)
+                    return TLSStream(tcp: tcp, engine: engine.take()!, info: info, tracker: tracker)
                 case .failed(let error):
                     throw error
                 case .wantInput:
