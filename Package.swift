@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Vocabulary
-        .target(name: "CourierCore"),
+        .target(name: "CourierCore", dependencies: ["CCourierOpenSSL"]),
 
         // MARK: - Policy compiler, codec, event loop (each on its own)
         .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),

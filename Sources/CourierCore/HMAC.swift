@@ -1,3 +1,5 @@
+import CCourierOpenSSL
+
 /// HMAC (RFC 2104) over SHA-256 or SHA-512, for request signing.
 public enum HMAC {
     /// The hash function under the MAC.
@@ -17,18 +19,26 @@ public enum HMAC {
         }
     }
 
-    /// `H((K ^ opad) || H((K ^ ipad) || message))`, where a key longer than the block is hashed first and a
-    /// shorter one is padded with zeros.
+    /// `H((K ^ opad) || H((K ^ ipad) || message))` (RFC 2104), computed by libcrypto (`EVP_Q_mac`).
     public static func authenticationCode(
         for message: some Collection<UInt8>,
         key: some Collection<UInt8>,
         algorithm: Algorithm
     ) -> [UInt8] {
-        var k = Array(key)
-        if k.count > algorithm.blockSize { k = algorithm.hash(k) }
-        k += [UInt8](repeating: 0, count: algorithm.blockSize - k.count)
-        let inner = k.map { $0 ^ 0x36 } + Array(message)
-        let outer = k.map { $0 ^ 0x5c } + algorithm.hash(inner)
-        return algorithm.hash(outer)
+        let key = Array(key)
+        let message = Array(message)
+        var out = [UInt8](repeating: 0, count: 64)
+        var length = 0
+        let ok = key.withUnsafeBytes { k in
+            message.withUnsafeBytes { m in
+                EVP_Q_mac(
+                    nil, "HMAC", nil, algorithm == .sha256 ? "SHA256" : "SHA512", nil,
+                    k.baseAddress ?? UnsafeRawPointer(bitPattern: 1), k.count, m.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    m.count, &out, out.count, &length
+                )
+            }
+        }
+        precondition(ok != nil, "EVP_Q_mac failed")
+        return Array(out[0..<length])
     }
 }

@@ -76,10 +76,7 @@ enum X509Facts {
         let length = i2d_X509_PUBKEY(key, &der)
         guard length > 0, let der else { return nil }
         defer { ccourier_OPENSSL_free(der) }
-        var digest = [UInt8](repeating: 0, count: 32)
-        var size: UInt32 = 0
-        guard EVP_Digest(der, Int(length), &digest, &size, EVP_sha256(), nil) == 1, size == 32 else { return nil }
-        return digest
+        return SHA256.hash(UnsafeBufferPointer(start: der, count: Int(length)))
     }
 
     static func pinText(_ cert: OpaquePointer) -> String {

@@ -84,4 +84,16 @@ import Testing
             )
         }
     }
+
+    /// Edge cases outside RFC 4231, checked against Python's hmac module.
+    @Test func anEmptyKeyAndAnEmptyMessage() {
+        #expect(
+            SHA256.hex(HMAC.authenticationCode(for: Array("abc".utf8), key: [UInt8](), algorithm: .sha256))
+                == "fd7adb152c05ef80dccf50a1fa4c05d5a3ec6da95575fc312ae7c5d091836351"
+        )
+        #expect(
+            SHA256.hex(HMAC.authenticationCode(for: [UInt8](), key: Array("k".utf8), algorithm: .sha512))
+                == "893ccbf5d0b335fcda6f625e4a59055a364d75a9251589428750782c116830a1af455efe1094c1901d0e8fd5beb6df64c6d5fe1c6f09be6ef47fb3987260cdd8"
+        )
+    }
 }

@@ -24,4 +24,16 @@ import Testing
             #expect(h.finalize() == SHA256.hash(data), "split \(split)")
         }
     }
+
+    /// A copy hashes on independently of the original, and finalizing leaves a hasher usable.
+    @Test func copiesAreIndependentAndFinalizingDoesNotEndTheHash() {
+        var a = SHA256()
+        a.update(Array("abc".utf8))
+        var b = a
+        _ = a.finalize()
+        a.update(Array("def".utf8))
+        b.update(Array("xyz".utf8))
+        #expect(SHA256.hex(a.finalize()) == "bef57ec7f53a6d40beb640a780a639c83bc29ac8a9816f1fc6c5c6dcd93c4721")
+        #expect(SHA256.hex(b.finalize()) == "f312795e322c87461a6f3c49e09897c59ca0d5a36245d2a00f08cbc66eee976d")
+    }
 }
