@@ -147,6 +147,19 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(raw.status == 302)
     }
 
+    @Test func aRedirectWithAnEmptyLocationIsTheAnswer() async throws {
+        // curl's behaviour: a Location that points nowhere is not followed, nor an error.
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 302, headers: [("Location", "")], body: "moved") }
+        defer { server.stop() }
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        let response = try await client.execute(HTTPRequest(url: url(server.url("/a"))))
+        #expect(response.status == 302)
+        #expect(response.body == Array("moved".utf8))
+        #expect(response.metrics.redirects == 0)
+        #expect(server.requests.count == 1)
+    }
+
     @Test func redirectMethodAndBodyRules() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
