@@ -146,30 +146,27 @@ extension CourierCommand {
             )
         }
 
-        /// One destination per URL: its -o file (each distinct path opened once, before any request) or
-        /// standard output. Shared destinations are buffered when URLs run in parallel.
+        /// One destination per URL: its -o file (one ``OutputFile`` per distinct path, checked before any request
+        /// and created when the first byte is written) or standard output. Shared destinations are buffered when
+        /// URLs run in parallel.
         private func makeDestinations() throws -> [BodyDestination] {
-            var files: [String: FileHandle] = [:]
-            var handles: [FileHandle] = []
-            for (index, _) in urls.enumerated() {
+            var files: [String: OutputFile] = [:]
+            var paths: [String?] = []
+            for index in urls.indices {
                 guard index < outputs.count, outputs[index] != "-" else {
-                    handles.append(.standardOutput)
+                    paths.append(nil)
                     continue
                 }
                 let path = outputs[index]
-                if let open = files[path] {
-                    handles.append(open)
-                    continue
+                if files[path] == nil {
+                    guard OutputFile.canWrite(path) else { throw ValidationError("cannot write \(path)") }
+                    files[path] = OutputFile(path: path)
                 }
-                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                    throw ValidationError("cannot write \(path)")
-                }
-                files[path] = handle
-                handles.append(handle)
+                paths.append(path)
             }
-            return handles.map { handle in
-                let shared = handles.lazy.filter { $0 === handle }.count > 1
-                return BodyDestination(handle: handle, buffered: parallel > 1 && shared)
+            return paths.map { path in
+                let shared = paths.lazy.filter { $0 == path }.count > 1
+                return BodyDestination(target: path.flatMap { files[$0] }.map { .file($0) } ?? .standardOutput, buffered: parallel > 1 && shared)
             }
         }
     }

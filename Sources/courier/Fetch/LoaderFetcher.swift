@@ -39,7 +39,7 @@ struct LoaderFetcher: URLFetcher {
             }
             var outcome = FetchOutcome(
                 report: FetchReport(url: url.description, loaded: response), exitStatus: FetchExitCode.success,
-                keptOutput: output.kept
+                end: template.end(for: response.status)
             )
             if failed {
                 outcome.messages.append("courier fetch: the server answered \(response.status) (\(url))")
@@ -54,7 +54,7 @@ struct LoaderFetcher: URLFetcher {
                     bytes: (error.bytesSent, error.bytesReceived),
                     total: ContinuousClock.now - start
                 ),
-                exitStatus: FetchExitCode.code(for: error.kind), keptOutput: output.kept,
+                exitStatus: FetchExitCode.code(for: error.kind), end: .failed,
                 messages: ["courier fetch: \(error)"]
             )
         }
