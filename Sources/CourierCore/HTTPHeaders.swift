@@ -130,6 +130,25 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
         entries.append(Entry(nameStart: nameStart, nameEnd: valueStart, valueStart: valueStart, valueEnd: UInt32(storage.count)))
     }
 
+    /// Continues the last field's value with one SP and `bytes`: a parser replacing an obs-fold with SP (RFC 9112
+    /// §5.2). The SP is left out where it would be whitespace around the value: when `bytes` or the value so far
+    /// is empty. The bytes are stored as given; the caller has validated them. There must be a field to continue.
+    public mutating func continueLastValue(with bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(!entries.isEmpty, "continueLastValue(with:) needs a field to continue")
+        guard !bytes.isEmpty else { return }
+        // Fields are stored in order (every change appends or rebuilds), so the last value ends the storage.
+        let last = entries[entries.count - 1]
+        if last.valueEnd > last.valueStart { storage.append(UInt8(ascii: " ")) }
+        storage.append(contentsOf: bytes)
+        entries[entries.count - 1].valueEnd = UInt32(storage.count)
+    }
+
+    /// Calls `body` with the last field's value bytes; nil when there is no field.
+    public func withLastValue<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let last = entries.last else { return nil }
+        return storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(last.valueStart)..<Int(last.valueEnd)])) }
+    }
+
     /// Replaces every field called `name` with one line holding `value`, at the position of the first
     /// (or at the end when there was none).
     public mutating func replaceOrAdd(name: String, value: String) {

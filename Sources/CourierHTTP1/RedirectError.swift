@@ -1,7 +1,8 @@
 /// A redirect response that cannot be followed.
 public struct RedirectError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: Hashable, Sendable {
-        /// A 301/302/303/307/308 response without a `Location` field.
+        /// A 301/302/303/307/308 response without a `Location` field (an empty one is not an error: the response
+        /// is not followed).
         case missingLocation
         /// A `Location` that does not resolve to an http(s) URL (spaces, control bytes, another scheme, ...).
         case invalidLocation(String)

@@ -40,6 +40,8 @@ public struct Redirect: Hashable, Sendable {
 ///   historical reasons); every other method is kept with its body.
 /// - 307 and 308: method and body kept.
 /// - Other statuses (300, 304, 305, ...) are not redirects to follow: `nil`.
+/// - An empty `Location` (nothing but whitespace) points nowhere: `nil`, so the 3xx response itself is the
+///   answer, as curl does.
 ///
 /// The number of hops is counted by the caller.
 public enum RedirectRule {
@@ -47,7 +49,8 @@ public enum RedirectRule {
     public static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The next request for a `status` response to a `method` request for `url`, or nil when the status is not
-    /// a followed redirect. Throws when `location` is missing or does not resolve to an http(s) URL.
+    /// a followed redirect or `location` is empty. Throws when `location` is missing or does not resolve to an
+    /// http(s) URL.
     public static func next(
         status: Int,
         method: HTTPMethod,
@@ -57,7 +60,7 @@ public enum RedirectRule {
         guard redirectStatuses.contains(status) else { return nil }
         guard let location else { throw RedirectError(.missingLocation, status: status) }
         let trimmed = String(location.trimmingHTTPWhitespace)
-        guard !trimmed.isEmpty else { throw RedirectError(.missingLocation, status: status) }
+        guard !trimmed.isEmpty else { return nil }
         guard let target = url.resolving(trimmed) else { throw RedirectError(.invalidLocation(location), status: status) }
 
         let nextMethod: HTTPMethod

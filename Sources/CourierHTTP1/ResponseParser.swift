@@ -72,13 +72,8 @@ public struct ResponseParser: Sendable {
         case failed
     }
 
-    /// The head being parsed.
-    private struct HeadBuilder: Sendable {
-        var version: HTTPVersion?
-        var status = 0
-        var reason = ""
-        var headers = HTTPHeaders()
-        var bytes = 0
+    /// What the fields read so far say about the body's framing and the connection.
+    fileprivate struct Framing: Sendable {
         var contentLength: Int?
         /// `Transfer-Encoding` field lines seen, and whether all of them (joined) say exactly `chunked`.
         var transferEncodingCount = 0
@@ -87,6 +82,24 @@ public struct ResponseParser: Sendable {
         var transferEncodings = ""
         /// A `Connection` field holds the `close` token.
         var connectionClose = false
+    }
+
+    /// The fields that decide framing.
+    fileprivate enum FramingField: Sendable {
+        case contentLength, transferEncoding, connection
+    }
+
+    /// The head being parsed.
+    private struct HeadBuilder: Sendable {
+        var version: HTTPVersion?
+        var status = 0
+        var reason = ""
+        var headers = HTTPHeaders()
+        var bytes = 0
+        var framing = Framing()
+        /// When the last field line decides framing: which field, and the framing as it was before it, so that
+        /// an obs-fold continuing that field reads the whole unfolded value again.
+        var lastFramingField: (field: FramingField, before: Framing)?
     }
 
     /// The limits in force.
@@ -364,6 +377,10 @@ public struct ResponseParser: Sendable {
                         )
                     }
                     builder = HeadBuilder()
+                } else if isFold(p[lineStart]) {
+                    if let (reason, at) = unfoldHeader(p, lineStart, end) {
+                        return .failed(reason, offset: messageOffset + at)
+                    }
                 } else {
                     if builder.headers.count >= limits.maxHeaderCount {
                         return .failed(.tooManyHeaders(limit: limits.maxHeaderCount), offset: messageOffset + lineStart)
@@ -424,10 +441,9 @@ public struct ResponseParser: Sendable {
         case failure(ResponseParseError.Reason, Int)
     }
 
-    /// Splits and validates a field line `name ":" OWS value OWS` held in `p[start..<end]`.
+    /// Splits and validates a field line `name ":" OWS value OWS` held in `p[start..<end]` (which does not start
+    /// with whitespace: see ``foldedValue(_:_:_:continuing:)``).
     private func parseFieldLine(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> FieldLine {
-        let first = p[start]
-        if first == sp || first == tab { return .failure(.obsoleteLineFolding, start) }
         var i = start
         while i < end {
             let b = p[i]
@@ -442,12 +458,39 @@ public struct ResponseParser: Sendable {
         if i == end { return .failure(.missingColon, start) }
         if i == start { return .failure(.invalidHeaderName, start) }
         let nameEnd = i
-        var valueStart = nameEnd + 1
+        switch fieldValue(p, nameEnd + 1, end) {
+        case .success(let (valueStart, valueEnd)): return .field(nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd)
+        case .failure(let failure): return .failure(failure.reason, failure.at)
+        }
+    }
+
+    /// Why a field line was refused, and the index of the byte that says so.
+    private struct FieldLineError: Error {
+        var reason: ResponseParseError.Reason
+        var at: Int
+    }
+
+    /// The bounds of `p[start..<end]` without the spaces and tabs around it, or the index of its first byte
+    /// that may not appear in a field value.
+    private func fieldValue(
+        _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
+    ) -> Result<(start: Int, end: Int), FieldLineError> {
+        var valueStart = start
         while valueStart < end, p[valueStart] == sp || p[valueStart] == tab { valueStart += 1 }
         var valueEnd = end
         while valueEnd > valueStart, p[valueEnd - 1] == sp || p[valueEnd - 1] == tab { valueEnd -= 1 }
-        if let bad = firstInvalidFieldByte(p, valueStart, valueEnd) { return .failure(.invalidHeaderValue, bad) }
-        return .field(nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd)
+        if let bad = firstInvalidFieldByte(p, valueStart, valueEnd) { return .failure(FieldLineError(reason: .invalidHeaderValue, at: bad)) }
+        return .success((valueStart, valueEnd))
+    }
+
+    /// The continuation of the previous field in the obs-fold line `p[start..<end]` (it starts with SP or HTAB),
+    /// trimmed and checked; RFC 9112 §5.2 has the recipient replace the fold with one SP. A fold with no field
+    /// before it (right after the status line or the start of the trailers) is `obsoleteLineFolding`.
+    private func foldedValue(
+        _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, continuing fields: HTTPHeaders
+    ) -> Result<UnsafeBufferPointer<UInt8>, FieldLineError> {
+        guard !fields.isEmpty else { return .failure(FieldLineError(reason: .obsoleteLineFolding, at: start)) }
+        return fieldValue(p, start, end).map { slice(p, $0.start, $0.end) }
     }
 
     /// Appends a header field to the head and notes the ones that decide framing.
@@ -458,30 +501,34 @@ public struct ResponseParser: Sendable {
         _ valueStart: Int,
         _ valueEnd: Int
     ) -> (ResponseParseError.Reason, Int)? {
+        let field: FramingField?
         switch nameEnd - start {
-        case 14 where equalsLowercase(p, start, "content-length"):
-            guard let length = parseContentLength(p, valueStart, valueEnd) else {
-                return (.invalidContentLength, valueStart)
-            }
-            if length < 0 { return (.conflictingContentLength, valueStart) }
-            if let previous = builder.contentLength, previous != length {
-                return (.conflictingContentLength, valueStart)
-            }
-            builder.contentLength = length
-        case 17 where equalsLowercase(p, start, "transfer-encoding"):
-            builder.transferEncodingCount += 1
-            builder.transferEncodingIsChunked =
-                builder.transferEncodingCount == 1 && valueEnd - valueStart == 7
-                && equalsLowercase(p, valueStart, "chunked")
-            let value = string(p, valueStart, valueEnd)
-            builder.transferEncodings += builder.transferEncodingCount == 1 ? value : "," + value
-        case 10 where equalsLowercase(p, start, "connection"):
-            if listContainsClose(p, valueStart, valueEnd) { builder.connectionClose = true }
-        default:
-            break
+        case 14 where equalsLowercase(p, start, "content-length"): field = .contentLength
+        case 17 where equalsLowercase(p, start, "transfer-encoding"): field = .transferEncoding
+        case 10 where equalsLowercase(p, start, "connection"): field = .connection
+        default: field = nil
         }
-        builder.headers.add(nameBytes: slice(p, start, nameEnd), valueBytes: slice(p, valueStart, valueEnd))
+        let value = slice(p, valueStart, valueEnd)
+        builder.lastFramingField = field.map { ($0, builder.framing) }
+        if let field, let reason = builder.framing.note(field, value) { return (reason, valueStart) }
+        builder.headers.add(nameBytes: slice(p, start, nameEnd), valueBytes: value)
         return nil
+    }
+
+    /// Unfolds the obs-fold line `p[start..<end]` into the previous header field and, when that field decides
+    /// framing, reads its whole value again.
+    private mutating func unfoldHeader(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (ResponseParseError.Reason, Int)? {
+        let continuation: UnsafeBufferPointer<UInt8>
+        switch foldedValue(p, start, end, continuing: builder.headers) {
+        case .success(let bytes): continuation = bytes
+        case .failure(let failure): return (failure.reason, failure.at)
+        }
+        builder.headers.continueLastValue(with: continuation)
+        guard let (field, before) = builder.lastFramingField, !continuation.isEmpty else { return nil }
+        var framing = before
+        let reason = builder.headers.withLastValue { framing.note(field, $0) } ?? nil
+        builder.framing = framing
+        return reason.map { ($0, start) }
     }
 
     /// Decides the body's framing (RFC 9112 §6.3) once the final head is complete.
@@ -494,13 +541,14 @@ public struct ResponseParser: Sendable {
             headers: builder.headers
         )
         let headEnd = messageOffset
-        keepAlive = version.minor >= 1 && !builder.connectionClose
+        let framing = builder.framing
+        keepAlive = version.minor >= 1 && !framing.connectionClose
         var chunked = false
-        if builder.transferEncodingCount > 0 {
+        if framing.transferEncodingCount > 0 {
             if version.minor == 0 { throw fail(.transferEncodingInHTTP10, at: headEnd) }
-            if builder.contentLength != nil { throw fail(.contentLengthWithTransferEncoding, at: headEnd) }
-            guard builder.transferEncodingIsChunked else {
-                if hasBody(head) { throw fail(.unsupportedTransferEncoding(builder.transferEncodings), at: headEnd) }
+            if framing.contentLength != nil { throw fail(.contentLengthWithTransferEncoding, at: headEnd) }
+            guard framing.transferEncodingIsChunked else {
+                if hasBody(head) { throw fail(.unsupportedTransferEncoding(framing.transferEncodings), at: headEnd) }
                 state = .ending
                 return head
             }
@@ -511,7 +559,7 @@ public struct ResponseParser: Sendable {
             state = .ending
         } else if chunked {
             state = .chunkSize
-        } else if let length = builder.contentLength {
+        } else if let length = framing.contentLength {
             state = .fixedBody(remaining: length)
         } else {
             keepAlive = false
@@ -631,14 +679,21 @@ public struct ResponseParser: Sendable {
                     consumed = lfIndex + 1
                     return .done
                 }
-                if trailerFields.count >= limits.maxHeaderCount {
-                    return .failed(.tooManyHeaders(limit: limits.maxHeaderCount), offset: messageOffset + lineStart)
-                }
-                switch parseFieldLine(p, lineStart, end) {
-                case .failure(let reason, let at):
-                    return .failed(reason, offset: messageOffset + at)
-                case .field(let nameEnd, let valueStart, let valueEnd):
-                    trailerFields.add(nameBytes: slice(p, lineStart, nameEnd), valueBytes: slice(p, valueStart, valueEnd))
+                if isFold(p[lineStart]) {
+                    switch foldedValue(p, lineStart, end, continuing: trailerFields) {
+                    case .success(let continuation): trailerFields.continueLastValue(with: continuation)
+                    case .failure(let failure): return .failed(failure.reason, offset: messageOffset + failure.at)
+                    }
+                } else {
+                    if trailerFields.count >= limits.maxHeaderCount {
+                        return .failed(.tooManyHeaders(limit: limits.maxHeaderCount), offset: messageOffset + lineStart)
+                    }
+                    switch parseFieldLine(p, lineStart, end) {
+                    case .failure(let reason, let at):
+                        return .failed(reason, offset: messageOffset + at)
+                    case .field(let nameEnd, let valueStart, let valueEnd):
+                        trailerFields.add(nameBytes: slice(p, lineStart, nameEnd), valueBytes: slice(p, valueStart, valueEnd))
+                    }
                 }
                 lineStart = lfIndex + 1
                 searchFrom = lineStart
@@ -646,6 +701,30 @@ public struct ResponseParser: Sendable {
             }
         }
         return try settle(step, consumed: consumed)
+    }
+}
+
+// MARK: - Framing fields
+
+extension ResponseParser.Framing {
+    /// Notes what the value of a framing field says; returns the reason when it is invalid or conflicts with an
+    /// earlier field.
+    fileprivate mutating func note(_ field: ResponseParser.FramingField, _ value: UnsafeBufferPointer<UInt8>) -> ResponseParseError.Reason? {
+        switch field {
+        case .contentLength:
+            guard let length = parseContentLength(value, 0, value.count) else { return .invalidContentLength }
+            if length < 0 { return .conflictingContentLength }
+            if let previous = contentLength, previous != length { return .conflictingContentLength }
+            contentLength = length
+        case .transferEncoding:
+            transferEncodingCount += 1
+            transferEncodingIsChunked = transferEncodingCount == 1 && value.count == 7 && equalsLowercase(value, 0, "chunked")
+            let text = string(value, 0, value.count)
+            transferEncodings += transferEncodingCount == 1 ? text : "," + text
+        case .connection:
+            if listContainsClose(value, 0, value.count) { connectionClose = true }
+        }
+        return nil
     }
 }
 
@@ -658,6 +737,10 @@ private let tab = UInt8(ascii: "\t")
 private let colon = UInt8(ascii: ":")
 private let semicolon = UInt8(ascii: ";")
 private let zero = UInt8(ascii: "0")
+
+/// A field line starting with SP or HTAB continues the previous field (obs-fold, RFC 9112 §5.2).
+@inline(__always)
+private func isFold(_ b: UInt8) -> Bool { b == sp || b == tab }
 
 @inline(__always)
 private func isDigit(_ b: UInt8) -> Bool { b &- zero < 10 }

@@ -40,7 +40,7 @@ struct RequestExecution {
         var counters = Counters()
         let result: Result<Response, CourierError>
         do {
-            result = .success(try await perform(request, deadline: nil, redirectsLeft: RequestExecution.maxRedirects, &counters))
+            result = .success(try await perform(request, deadline: nil, redirectsLeft: maxRedirects, &counters))
         } catch {
             var failure = error
             // The whole request's figures, not the last exchange's.
@@ -62,8 +62,10 @@ struct RequestExecution {
         return result
     }
 
-    /// Redirects the loader follows itself (for routes with an authoriser) before failing.
-    static let maxRedirects = 10
+    /// Redirects the loader follows itself (for routes with an authoriser) before failing: the transport's own
+    /// limit (``HTTPClientConfiguration/maxRedirects``), so both stop at the same count. 0 follows none: the 3xx
+    /// is the answer.
+    private var maxRedirects: Int { service.client.configuration.maxRedirects }
 
     /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given).
     private func perform(
@@ -274,12 +276,12 @@ struct RequestExecution {
                     try await waitForRetry(until: at, reason: reason)
                     continue
                 }
-                if authoriser != nil, let next = try redirect(from: request, url: url, exchange: exchange) {
+                if authoriser != nil, maxRedirects > 0, let next = try redirect(from: request, url: url, exchange: exchange) {
                     // An authorised route's redirects are followed here, not by the transport, so that the next
                     // hop gets the credentials of its own route (if any) and never this authoriser's headers.
                     if case .streaming = exchange { count(await exchange.discard()) }
                     guard redirectsLeft > 0 else {
-                        throw CourierError(.tooManyRedirects, "more than \(RequestExecution.maxRedirects) redirects", url: request.url)
+                        throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url)
                     }
                     counters.redirects += 1
                     return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)

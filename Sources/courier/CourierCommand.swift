@@ -21,6 +21,9 @@ struct CourierCommand: AsyncParsableCommand {
         subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self, Demo.self]
     )
 
+    /// The `User-Agent` of every request `courier` sends (unless `-H` gives one), with or without a policy.
+    static let userAgent = "courier/\(configuration.version)"
+
     /// Parses the command line and runs the chosen command, exiting with the contract's status.
     static func main() async {
         let status = await run(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -9,8 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// `courier demo` as a user runs it: the built binary, from the repository root, against the upstream it starts
-/// itself on loopback.
+/// `courier demo` as a user runs it: the built binary, against the upstream it starts itself on loopback.
 @Suite(.timeLimit(.minutes(1))) struct DemoCommandTests {
     /// The lines of `text` that contain every one of `parts`.
     func lines(_ text: String, containing parts: String...) -> [Substring] {
@@ -56,6 +55,24 @@ import Glibc
         #expect((16...20).contains(attempts), "\(summary)")
         #expect(lines(out, containing: "ok:", "checks").count == 5)
         #expect(out.contains("All five scenarios behaved as the policy says"))
+    }
+
+    @Test func theBuiltInPolicyIsPoliciesDemoYAMLByteForByte() throws {
+        let file = try Data(contentsOf: CourierProcess.repositoryRoot.appending(path: "policies/demo.yaml"))
+        #expect(
+            Data(DemoPolicy.text.utf8) == file,
+            "Sources/courier/Demo/DemoPolicy.swift and policies/demo.yaml differ: change both together"
+        )
+    }
+
+    @Test func runsFromAnyDirectoryWithTheBuiltInPolicy() async throws {
+        let dir = FileManager.default.temporaryDirectory.appending(path: "demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try await CourierProcess.run(["demo"], in: dir, timeout: 30)
+        #expect(r.status == 0, "stdout:\n\(r.stdout)\nstderr:\n\(r.stderr)")
+        #expect(r.stdout.contains("policy policies/demo.yaml (built in)"))
+        #expect(r.stdout.contains("All five scenarios behaved as the policy says"))
     }
 
     @Test func aScenarioThatMisbehavesFailsByName() async throws {

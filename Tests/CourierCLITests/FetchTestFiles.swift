@@ -11,6 +11,16 @@ struct FetchTestFiles {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
+    /// A policy that routes 127.0.0.1 and retries nothing, so a request through it is sent once.
+    static let sendOncePolicy = """
+        version: 1
+        services:
+          local:
+            hosts: [127.0.0.1]
+            scheme: http
+            retry: { max-attempts: 1 }
+        """
+
     func path(_ name: String) -> String { directory.appending(path: name).path }
 
     /// Writes `text` to `name` and returns its path.

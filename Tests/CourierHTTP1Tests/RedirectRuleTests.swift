@@ -51,9 +51,16 @@ import Testing
         }
     }
 
+    @Test func anEmptyLocationIsNotFollowed() throws {
+        // curl's behaviour: the 3xx itself is the answer.
+        for status in RedirectRule.redirectStatuses.sorted() {
+            #expect(try next(status, .get, "") == nil, "\(status)")
+            #expect(try next(status, .post, " \t ") == nil, "\(status)")
+        }
+    }
+
     @Test func missingOrInvalidLocation() {
         #expect(throws: RedirectError(.missingLocation, status: 302)) { try next(302, .get, nil) }
-        #expect(throws: RedirectError(.missingLocation, status: 301)) { try next(301, .get, "  ") }
         #expect(throws: RedirectError(.invalidLocation("ftp://example.com/"), status: 302)) { try next(302, .get, "ftp://example.com/") }
         #expect(throws: RedirectError(.invalidLocation("/a b"), status: 307)) { try next(307, .get, "/a b") }
         #expect(throws: RedirectError(.invalidLocation("javascript:alert(1)"), status: 302)) {

@@ -91,6 +91,8 @@ import Testing
             (HTTPRequestHead(method: .get, target: "/é"), "h", .invalidTarget("/é")),
             (HTTPRequestHead(method: .get, target: "/", headers: ["X": "a\r\nEvil: 1"]), "h", .invalidHeaderValue(name: "X")),
             (HTTPRequestHead(method: .get, target: "/", headers: ["X": "a\nb"]), "h", .invalidHeaderValue(name: "X")),
+            // obs-fold is unfolded in responses but never sent (RFC 9112 §5.2: a sender MUST NOT generate it).
+            (HTTPRequestHead(method: .get, target: "/", headers: ["X": "a\r\n b"]), "h", .invalidHeaderValue(name: "X")),
             (HTTPRequestHead(method: .get, target: "/", headers: ["X": "a\u{0}b"]), "h", .invalidHeaderValue(name: "X")),
             (HTTPRequestHead(method: .get, target: "/", headers: ["Bad Name": "1"]), "h", .invalidHeaderName("Bad Name")),
             (HTTPRequestHead(method: .get, target: "/", headers: ["X\r\n": "1"]), "h", .invalidHeaderName("X\r\n")),

@@ -180,11 +180,63 @@ import Testing
         #expect(errorReason(parseWhole("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")) == .transferEncodingInHTTP10)
     }
 
-    @Test func obsoleteLineFolding() {
-        let events = parseWhole("HTTP/1.1 200 OK\r\nX-A: one\r\n two\r\nContent-Length: 0\r\n\r\n")
+    @Test func obsoleteLineFoldingIsReplacedWithOneSpace() throws {
+        // RFC 9112 §5.2: a user agent replaces each obs-fold (OWS CRLF RWS) with SP before reading the value.
+        let events = parseWhole("HTTP/1.1 200 OK\r\nX-A: one \r\n  two\r\n\tthree \t\r\nContent-Length: 2\r\n\r\nok")
+        let h = try #require(head(events))
+        #expect(h.headers.fields.map(\.name) == ["X-A", "Content-Length"])
+        #expect(h.headers["x-a"] == "one two three")
+        #expect(events.dropFirst() == [.body([UInt8]("ok")), .end(keepAlive: true)])
+        // A fold holding only whitespace adds nothing.
+        let blank = try #require(head(parseWhole("HTTP/1.1 204 No Content\r\nX-B: b\r\n \t \r\n\r\n")))
+        #expect(blank.headers["x-b"] == "b")
+        let empty = try #require(head(parseWhole("HTTP/1.1 204 No Content\r\nX-B:\r\n b\r\n\r\n")))
+        #expect(empty.headers["x-b"] == "b")
+    }
+
+    @Test func foldedFramingFieldsAreReadWhole() {
+        // The unfolded value decides the framing, not its first line.
+        #expect(parseWhole("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n , 3\r\n\r\nabc").dropFirst()
+            == [.body([UInt8]("abc")), .end(keepAlive: true)])
+        let split = parseWhole("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n 0\r\n\r\n0123456789")
+        #expect(errorReason(split) == .invalidContentLength)
+        #expect(errorOffset(split) == 36)
+        #expect(errorReason(parseWhole("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n , 3\r\n\r\nok"))
+            == .conflictingContentLength)
+        #expect(errorReason(parseWhole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n , gzip\r\n\r\n"))
+            == .unsupportedTransferEncoding("chunked , gzip"))
+        #expect(parseWhole("HTTP/1.1 200 OK\r\nConnection: keep-alive,\r\n close\r\nContent-Length: 0\r\n\r\n").last
+            == .end(keepAlive: false))
+        // A field after the framing one is what a fold continues.
+        #expect(parseWhole("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: 1\r\n 0\r\n\r\nok").dropFirst()
+            == [.body([UInt8]("ok")), .end(keepAlive: true)])
+    }
+
+    @Test func foldedTrailersAreUnfolded() {
+        let events = parseWhole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: a\r\n b\r\n\r\n")
+        #expect(events.dropFirst() == [.trailers(["T": "a b"]), .end(keepAlive: true)])
+        let orphan = parseWhole("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n b\r\n\r\n")
+        #expect(errorReason(orphan) == .obsoleteLineFolding)
+    }
+
+    @Test func foldWithoutAFieldToContinueOrWithBadBytes() {
+        // Whitespace right after the status line has no field to continue (RFC 9112 §2.2 allows refusing it).
+        let events = parseWhole("HTTP/1.1 200 OK\r\n\tX: 1\r\n\r\n")
         #expect(errorReason(events) == .obsoleteLineFolding)
-        #expect(errorOffset(events) == 27)
-        #expect(errorReason(parseWhole("HTTP/1.1 200 OK\r\n\tX: 1\r\n\r\n")) == .obsoleteLineFolding)
+        #expect(errorOffset(events) == 17)
+        #expect(errorReason(parseWhole("HTTP/1.1 100 Continue\r\nA: 1\r\n\r\nHTTP/1.1 200 OK\r\n x\r\n\r\n"))
+            == .obsoleteLineFolding)
+        let control = parseWhole("HTTP/1.1 200 OK\r\nX: 1\r\n a\u{1}b\r\n\r\n")
+        #expect(errorReason(control) == .invalidHeaderValue)
+        #expect(errorOffset(control) == 25)
+    }
+
+    @Test func foldsDoNotCountAsFields() throws {
+        let limits = ResponseParser.Limits(maxHeaderCount: 2)
+        let events = parseWhole("HTTP/1.1 200 OK\r\nA: 1\r\nContent-Length: 0\r\n 0\r\n\r\n", limits: limits)
+        #expect(errorReason(events) == .invalidContentLength)
+        let folded = parseWhole("HTTP/1.1 204 No Content\r\nA: 1\r\n 2\r\n 3\r\nB: 4\r\n\r\n", limits: limits)
+        #expect(try #require(head(folded)).headers.fields == [.init(name: "A", value: "1 2 3"), .init(name: "B", value: "4")])
     }
 
     @Test func whitespaceBeforeColon() {

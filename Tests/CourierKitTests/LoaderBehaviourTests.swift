@@ -205,6 +205,37 @@ extension Result where Failure == CourierError {
         #expect(elsewhere.requests.first?.requestLine.contains("/landed") == true)
     }
 
+    @Test func theLoaderFollowsAnAuthorisedRoutesRedirectsUpToTheClientsLimit() async throws {
+        let name = "limit-\(UUID().uuidString.prefix(8))"
+        let server = try RecordingServer { _, request in
+            request.path == "/end" ? RecordingServer.Reply(body: "end") : RecordingServer.Reply(status: 307, headers: [("Location", "/end")], body: "to end")
+        }
+        defer { server.stop() }
+        let graph = try compile("""
+            version: 1
+            authorisers:
+              \(name):
+                plugin: test-token
+                allow-plain-http: true
+                settings: { header: X-Api-Key }
+            services:
+              api:
+                hosts: [127.0.0.1]
+                authoriser: \(name)
+            """)
+        for (limit, body) in [(0, "to end"), (1, "end")] {
+            var configuration = HTTPClientConfiguration()
+            configuration.maxRedirects = limit
+            let client = HTTPClient(configuration: configuration)
+            defer { client.shutdown() }
+            let service = DataLoaderService(graph: graph, userAgent: "t", registry: TestRegistry.registry, environment: [:], client: client)
+            let response = try await service.makeFactory().makeLoader().load(Request(url: server.url("/hop")))
+            #expect(response.body == Array(body.utf8), "limit \(limit)")
+            #expect(response.redirects == limit)
+        }
+        #expect(server.requests.map(\.path) == ["/hop", "/hop", "/end"])
+    }
+
     @Test func anAuthoriserThatNeverAnswersTimesOut() async throws {
         let name = "hang-\(UUID().uuidString.prefix(8))"
         let server = try RecordingServer()

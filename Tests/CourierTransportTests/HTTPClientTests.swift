@@ -147,6 +147,19 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(raw.status == 302)
     }
 
+    @Test func aRedirectWithAnEmptyLocationIsTheAnswer() async throws {
+        // curl's behaviour: a Location that points nowhere is not followed, nor an error.
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 302, headers: [("Location", "")], body: "moved") }
+        defer { server.stop() }
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        let response = try await client.execute(HTTPRequest(url: url(server.url("/a"))))
+        #expect(response.status == 302)
+        #expect(response.body == Array("moved".utf8))
+        #expect(response.metrics.redirects == 0)
+        #expect(server.requests.count == 1)
+    }
+
     @Test func redirectMethodAndBodyRules() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
@@ -401,7 +414,7 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
     @Test(arguments: [
         ("conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"),
         ("TE and CL", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
-        ("obs-fold", "HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n"),
+        ("obs-fold after the status line", "HTTP/1.1 200 OK\r\n  folded\r\nContent-Length: 0\r\n\r\n"),
         ("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"),
         ("cut short", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this much"),
         ("cut chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc"),

@@ -24,7 +24,7 @@ extension CourierCommand {
 
         @Option(
             name: [.customShort("X"), .customLong("request")],
-            help: ArgumentHelp("The request method, as with curl's -X; upper-cased.", valueName: "method")
+            help: ArgumentHelp("The request method, as with curl's -X; standard methods are upper-cased.", valueName: "method")
         )
         var method: String = "GET"
 
@@ -35,7 +35,7 @@ extension CourierCommand {
             guard HTTPURL(url) != nil else {
                 throw ValidationError("'\(url)' is not an absolute http or https URL")
             }
-            guard HTTPMethod(method.uppercased()).isValidToken else {
+            guard HTTPMethod(commandLine: method).isValidToken else {
                 throw ValidationError("'\(method)' is not a valid HTTP method")
             }
         }
@@ -53,7 +53,7 @@ extension CourierCommand {
                 StandardError.write("courier explain: '\(policy)' does not compile (\(problems.summary))")
                 throw ExitCode(LintExitStatus.failure.rawValue)
             }
-            let explanation = RouteExplanation(graph: graph, url: HTTPURL(url)!, method: HTTPMethod(method.uppercased()))
+            let explanation = RouteExplanation(graph: graph, url: HTTPURL(url)!, method: HTTPMethod(commandLine: method))
             switch format {
             case .json: print(JSONOutput.encode(explanation), terminator: "")
             case .text: print(ExplanationPrinter.text(explanation), terminator: "")

@@ -15,7 +15,16 @@ extension CourierCommand {
 
                 The i-th -o is for the i-th URL, as in curl; URLs beyond the last -o write to standard output, \
                 and '-o -' means standard output. A file named by several -o options receives those bodies in \
-                URL order. More -o options than URLs is a usage error.
+                URL order. More -o options than URLs is a usage error. As in curl, a file is created only when \
+                there is something to write (none after --fail refused a status or for a 304), and a transfer \
+                that fails mid-body (a timeout, a broken connection) leaves no partial file.
+
+                -d sends its text, or @FILE with CR and LF removed, as curl's -d does; several -d are joined with \
+                '&'. --data-binary sends the bytes as given. Either way the method is POST unless -X says \
+                otherwise and the Content-Type is application/x-www-form-urlencoded unless -H sets one.
+
+                Redirects are followed, up to 10 (--max-redirs N); --max-redirs 0 follows none and delivers the \
+                3xx itself.
 
                 Without --policy a request is sent once (no retries), curl-like. With --policy FILE the policy \
                 is compiled first (errors are printed as FILE:LINE:COLUMN and the exit status is 2, before any \
@@ -37,14 +46,26 @@ extension CourierCommand {
         @Argument(help: "The URLs to fetch, in order.")
         var urls: [String]
 
-        @Option(name: .customShort("X"), help: "The request method (default GET, or POST with -d).")
+        @Option(
+            name: .customShort("X"),
+            help: "The request method (default GET, or POST with -d). Standard methods are upper-cased (-X get sends GET); others are sent as given: methods are case-sensitive."
+        )
         var method: String?
 
         @Option(name: .customShort("H"), help: ArgumentHelp("A request header, 'Name: value'. Repeatable.", valueName: "header"))
         var headers: [String] = []
 
-        @Option(name: [.customShort("d"), .customLong("data")], help: "A request body, or @FILE to send a file.")
-        var data: String?
+        @Option(
+            name: [.customShort("d"), .customLong("data")],
+            help: "Request body text, or @FILE (@- for standard input) sent with CR and LF removed. Repeatable: joined with '&'."
+        )
+        var data: [String] = []
+
+        @Option(
+            name: .customLong("data-binary"),
+            help: "Request body bytes as given, or @FILE (@- for standard input) sent verbatim. Repeatable: joined with '&'."
+        )
+        var dataBinary: [String] = []
 
         @Option(
             name: .customShort("o"),
@@ -63,6 +84,12 @@ extension CourierCommand {
 
         @Option(name: .customLong("max-time"), help: "The longest the whole request may take, in seconds.")
         var maxTime: Double?
+
+        @Option(
+            name: .customLong("max-redirs"),
+            help: ArgumentHelp("Follow at most N redirects (default 10); 0 follows none and delivers the 3xx.", valueName: "N")
+        )
+        var maxRedirects: Int?
 
         @Option(name: .customLong("json-report"), help: "Write one JSON line per URL to FILE, or - for standard error.")
         var jsonReport: String?
@@ -99,7 +126,16 @@ extension CourierCommand {
                 throw ValidationError("--cacert: cannot read '\(cacert)'")
             }
             if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time takes a positive number of seconds") }
-            for h in headers where !h.contains(":") { throw ValidationError("-H takes 'Name: value', not '\(h)'") }
+            if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirs takes 0 or more") }
+            if let method, !HTTPMethod(commandLine: method).isValidToken { throw ValidationError("-X '\(method)' is not a valid HTTP method") }
+            for h in headers {
+                guard let field = Self.field(h) else { throw ValidationError("-H takes 'Name: value', not '\(h)'") }
+                guard HTTPHeaders.isValidName(field.name) else { throw ValidationError("-H '\(h)': '\(field.name)' is not a valid header name") }
+                guard HTTPHeaders.isValidValue(field.value) else { throw ValidationError("-H '\(field.name)': a header value may not hold CR, LF or NUL") }
+            }
+            if !data.isEmpty && !dataBinary.isEmpty {
+                throw ValidationError("give -d or --data-binary, not both (the order between them would be lost)")
+            }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
             if !(1...256).contains(parallel) { throw ValidationError("--parallel takes a number from 1 to 256") }
             if outputs.count > urls.count {
@@ -117,6 +153,9 @@ extension CourierCommand {
                     "courier fetch: WARNING: --insecure: server certificates and names are NOT verified; anyone on the path can read and change this traffic"
                 )
             }
+            // Requests Courier makes on its own (an authoriser's token requests) say who sends them too.
+            configuration.userAgent = CourierCommand.userAgent
+            if let maxRedirects { configuration.maxRedirects = maxRedirects }
             let client = HTTPClient(configuration: configuration)
             defer { client.shutdown() }
             let fetcher: any URLFetcher
@@ -131,7 +170,7 @@ extension CourierCommand {
                     throw ExitCode(FetchExitCode.usage)
                 }
                 if verbose { for diagnostic in compilation.diagnostics { StandardError.write(diagnostic.description) } }
-                let service = DataLoaderService(graph: graph, userAgent: "courier/\(CourierCommand.configuration.version)", client: client)
+                let service = DataLoaderService(graph: graph, userAgent: CourierCommand.userAgent, client: client)
                 fetcher = LoaderFetcher(service: service, template: template, verbose: verbose)
             } else {
                 fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)
@@ -151,60 +190,51 @@ extension CourierCommand {
             return TLSPolicy(pins: pin.compactMap(TLSPolicy.Pin.init), caFile: caFile, verifiesPeer: !insecure)
         }
 
-        /// The request every URL is sent with, from -X, -H, -d and --max-time.
+        /// `-H 'Name: value'` as a field, nil without a colon.
+        private static func field(_ text: String) -> HTTPHeaders.Field? {
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            return HTTPHeaders.Field(
+                name: String(text[..<colon]).trimmingCharacters(in: .whitespaces),
+                value: String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            )
+        }
+
+        /// The request every URL is sent with, from -X, -H, -d, --data-binary and --max-time. The fields curl
+        /// adds unless -H gives them are added here, for every URL, with or without a policy: `User-Agent`, and
+        /// with a body its `Content-Type`.
         private func makeTemplate() throws -> FetchRequestTemplate {
-            let body: [UInt8]?
-            if let data {
-                if data.hasPrefix("@") {
-                    guard let contents = FileManager.default.contents(atPath: String(data.dropFirst())) else {
-                        throw ValidationError("cannot read \(data.dropFirst())")
-                    }
-                    body = Array(contents)
-                } else {
-                    body = Array(data.utf8)
-                }
-            } else {
-                body = nil
-            }
-            var fields = HTTPHeaders()
-            for h in headers {
-                let colon = h.firstIndex(of: ":")!
-                fields.add(
-                    name: String(h[..<colon]).trimmingCharacters(in: .whitespaces),
-                    value: String(h[h.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-                )
-            }
+            let body = data.isEmpty ? try FetchBody.binary(dataBinary) : try FetchBody.data(data)
+            var fields = HTTPHeaders(fields: headers.compactMap(Self.field))
+            if !fields.contains("user-agent") { fields.add(name: "User-Agent", value: CourierCommand.userAgent) }
+            if body != nil, !fields.contains("content-type") { fields.add(name: "Content-Type", value: FetchBody.defaultContentType) }
             return FetchRequestTemplate(
-                method: HTTPMethod(self.method ?? (body == nil ? "GET" : "POST")), headers: fields, body: body,
+                method: method.map { HTTPMethod(commandLine: $0) } ?? (body == nil ? .get : .post), headers: fields, body: body,
                 maxTime: maxTime.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) }, includeHead: include,
                 failOnHTTPError: fail
             )
         }
 
-        /// One destination per URL: its -o file (each distinct path opened once, before any request) or
-        /// standard output. Shared destinations are buffered when URLs run in parallel.
+        /// One destination per URL: its -o file (one ``OutputFile`` per distinct path, checked before any request
+        /// and created when the first byte is written) or standard output. Shared destinations are buffered when
+        /// URLs run in parallel.
         private func makeDestinations() throws -> [BodyDestination] {
-            var files: [String: FileHandle] = [:]
-            var handles: [FileHandle] = []
-            for (index, _) in urls.enumerated() {
+            var files: [String: OutputFile] = [:]
+            var paths: [String?] = []
+            for index in urls.indices {
                 guard index < outputs.count, outputs[index] != "-" else {
-                    handles.append(.standardOutput)
+                    paths.append(nil)
                     continue
                 }
                 let path = outputs[index]
-                if let open = files[path] {
-                    handles.append(open)
-                    continue
+                if files[path] == nil {
+                    guard OutputFile.canWrite(path) else { throw ValidationError("cannot write \(path)") }
+                    files[path] = OutputFile(path: path)
                 }
-                guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                    throw ValidationError("cannot write \(path)")
-                }
-                files[path] = handle
-                handles.append(handle)
+                paths.append(path)
             }
-            return handles.map { handle in
-                let shared = handles.lazy.filter { $0 === handle }.count > 1
-                return BodyDestination(handle: handle, buffered: parallel > 1 && shared)
+            return paths.map { path in
+                let shared = paths.lazy.filter { $0 == path }.count > 1
+                return BodyDestination(target: path.flatMap { files[$0] }.map { .file($0) } ?? .standardOutput, buffered: parallel > 1 && shared)
             }
         }
     }

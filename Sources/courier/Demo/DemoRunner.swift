@@ -9,13 +9,16 @@ import Synchronization
 /// The scenarios run one after the other; the requests inside one run at the same time where the scenario is
 /// about concurrency (pacing, the shared refresh).
 struct DemoRunner {
-    /// The policy file.
-    let policyPath: String
+    /// The policy file, or nil for the built-in demo policy (``DemoPolicy``).
+    let policyPath: String?
     /// Whether the trace uses ANSI colours.
     let color: Bool
     /// The longest the scenarios may take before the demo cancels its requests, skips the scenarios left and
     /// fails (a normal run takes about 2 seconds; each request's own deadline is the policy's total timeout).
     static let overallLimit = Duration.seconds(10)
+
+    /// The policy as the banner and diagnostics name it.
+    var policyName: String { policyPath ?? DemoPolicy.name }
 
     /// Runs the demo. Returns the checks (``DemoChecks/passed`` decides the exit status).
     ///
@@ -24,13 +27,13 @@ struct DemoRunner {
         let origin = ContinuousClock.now
         let printer = DemoTracePrinter(origin: origin, color: color)
 
-        let service: DataLoaderService
-        do {
-            service = try DataLoaderService(policyFile: policyPath, userAgent: "courier-demo")
-        } catch {
+        let compilation = policyPath.map { PolicyCompiler(registry: .standard).compile(file: $0) } ?? DemoPolicy.compile()
+        guard !compilation.hasErrors, let graph = compilation.graph else {
+            let error = PolicyLoadError(path: policyName, diagnostics: compilation.diagnostics)
             let lines = error.diagnostics.map(\.description).joined(separator: "\n")
             throw .policy("\(error)\n\(lines)")
         }
+        let service = DataLoaderService(graph: graph, userAgent: "courier-demo")
         let clientID = try DemoRunner.checkShape(of: service.graph)
 
         let refreshToken = "demo-refresh-" + String(UInt64.random(in: 1...UInt64.max), radix: 16)
@@ -52,7 +55,7 @@ struct DemoRunner {
         )
 
         let port = upstream.port
-        printer.note("courier demo: upstream on 127.0.0.1:\(port) (nothing listens on [::1]:\(port)), policy \(policyPath)")
+        printer.note("courier demo: upstream on 127.0.0.1:\(port) (nothing listens on [::1]:\(port)), policy \(policyName)")
         printer.note("Each line: time since the start, request number, attempt, then what the loader decided and why.")
         printer.note("'upstream:' lines are the server's side of the same exchange.")
 

@@ -44,7 +44,7 @@ struct DirectFetcher: URLFetcher {
                     url: url.description, response: r, bodyBytes: bodyBytes, digest: hasher.finalize(),
                     metrics: r.body.metrics, total: ContinuousClock.now - start, error: nil
                 ),
-                exitStatus: FetchExitCode.success, keptOutput: output.kept
+                exitStatus: FetchExitCode.success, end: template.end(for: r.status)
             )
             if failed {
                 outcome.messages.append("courier fetch: the server answered \(r.status) (\(url))")
@@ -58,7 +58,7 @@ struct DirectFetcher: URLFetcher {
                     url: url.description, response: response, bodyBytes: bodyBytes, digest: nil,
                     metrics: response?.body.metrics ?? RequestMetrics(), total: ContinuousClock.now - start, error: error
                 ),
-                exitStatus: FetchExitCode.code(for: error.kind), keptOutput: output.kept,
+                exitStatus: FetchExitCode.code(for: error.kind), end: .failed,
                 messages: ["courier fetch: \(error)"]
             )
         }

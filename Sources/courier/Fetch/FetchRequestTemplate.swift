@@ -18,6 +18,11 @@ struct FetchRequestTemplate: Sendable {
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }
 
+    /// How a delivered response with `status` ends for its `-o` file: nothing to write when `--fail` refuses it
+    /// or for a 304 (it has no body, and the copy the caller revalidated must stay as it is); else its file is
+    /// created, even for an empty body.
+    func end(for status: Int) -> FetchOutcome.End { fails(status) || status == 304 ? .nothingToWrite : .complete }
+
     /// The `-i` head: a status line and the header fields, CRLF-separated, with the blank line.
     static func head(status: Int, reason: String, headers: HTTPHeaders) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(reason)\r\n"

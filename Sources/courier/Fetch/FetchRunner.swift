@@ -36,12 +36,16 @@ struct FetchRunner {
                         return (
                             index,
                             FetchOutcome(
-                                report: FetchReport(url: text, error: error), exitStatus: FetchExitCode.usage,
+                                report: FetchReport(url: text, error: error), exitStatus: FetchExitCode.usage, end: .failed,
                                 messages: ["courier fetch: '\(text)' is not an absolute http or https URL"]
                             )
                         )
                     }
-                    return (index, await fetcher.fetch(url, index: index, into: BodyWriter(destination)))
+                    let writer = BodyWriter(destination)
+                    var outcome = await fetcher.fetch(url, index: index, into: writer)
+                    writer.finish(outcome.end)
+                    outcome.keptOutput = writer.kept
+                    return (index, outcome)
                 }
             }
             for _ in 0..<max(1, parallel) { startNext() }
@@ -60,7 +64,8 @@ struct FetchRunner {
     }
 
     private func write(_ outcome: FetchOutcome, to destination: BodyDestination) {
-        if !outcome.keptOutput.isEmpty { destination.handle.write(Data(outcome.keptOutput)) }
+        destination.write(outcome.keptOutput)
+        destination.finish(outcome.end)
         for message in outcome.messages { StandardError.write(message) }
         reports?.write(outcome.report)
     }

@@ -42,7 +42,7 @@ struct LoaderFetcher: URLFetcher {
             }
             var outcome = FetchOutcome(
                 report: FetchReport(url: url.description, loaded: response), exitStatus: FetchExitCode.success,
-                keptOutput: output.kept
+                end: template.end(for: response.status)
             )
             if failed {
                 outcome.messages.append("courier fetch: the server answered \(response.status) (\(url))")
@@ -57,7 +57,7 @@ struct LoaderFetcher: URLFetcher {
                     bytes: (error.bytesSent, error.bytesReceived),
                     total: ContinuousClock.now - start
                 ),
-                exitStatus: FetchExitCode.code(for: error.kind), keptOutput: output.kept,
+                exitStatus: FetchExitCode.code(for: error.kind), end: .failed,
                 messages: ["courier fetch: \(error)"]
             )
         }

@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+/// An `-o` file. As in curl it is created (or emptied) only when the first byte is written to it, so a response
+/// with nothing to write (`--fail` on a status of 400 or more, a 304) leaves no file and an existing file
+/// untouched. Several URLs may share one (`-o f -o f`); they write to it one after another.
+final class OutputFile: Sendable {
+    /// Where a URL's bytes began in the file: for undoing them when its transfer fails.
+    struct Mark: Sendable {
+        /// The file did not exist yet: this URL's first byte created it.
+        var created: Bool
+        /// The file's length before this URL's first byte.
+        var offset: UInt64
+    }
+
+    private enum State {
+        /// No byte was written yet: the file was not touched.
+        case untouched
+        case open(FileHandle)
+        /// It could not be created (said once on standard error); what was to be written is lost.
+        case failed
+    }
+
+    let path: String
+    private let state = Mutex<State>(.untouched)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Whether `path` can be written without creating it first: an existing regular file that is writable, or
+    /// a new name in a writable directory. Checked before any request, so a bad `-o` is a usage error.
+    static func canWrite(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return !isDirectory.boolValue && FileManager.default.isWritableFile(atPath: path)
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        return FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent)
+    }
+
+    /// Where the next byte will go, creating (emptying) the file first if no byte was written to it yet.
+    func mark() -> Mark {
+        state.withLock { state in
+            if case .open(let handle) = state { return Mark(created: false, offset: handle.offsetInFile) }
+            Self.create(path, &state)
+            return Mark(created: true, offset: 0)
+        }
+    }
+
+    /// Appends `bytes`, creating (emptying) the file first if no byte was written to it yet.
+    func write(_ bytes: some Collection<UInt8>) {
+        state.withLock { state in
+            Self.create(path, &state)
+            if case .open(let handle) = state { handle.write(Data(bytes)) }
+        }
+    }
+
+    /// Creates the file (empty) if nothing was written to it yet: a transfer that completed with an empty body.
+    func create() {
+        state.withLock { Self.create(path, &$0) }
+    }
+
+    /// Undoes what was written since `mark`: the file is removed when that mark created it, else cut back to its
+    /// length at the mark.
+    func rollBack(to mark: Mark) {
+        state.withLock { state in
+            guard case .open(let handle) = state else { return }
+            if mark.created {
+                try? handle.close()
+                state = .untouched
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                try? handle.truncate(atOffset: mark.offset)
+            }
+        }
+    }
+
+    /// Opens the file for writing, emptied, if it is untouched.
+    private static func create(_ path: String, _ state: inout State) {
+        guard case .untouched = state else { return }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            StandardError.write("courier fetch: cannot write \(path)")
+            state = .failed
+            return
+        }
+        state = .open(handle)
+    }
+}
