@@ -51,12 +51,40 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// Attempts the request made before it failed, the first included (0 when it failed before sending, e.g.
     /// for an invalid URL or offline).
     public var attempts = 0
+    /// What the failure means for a retry policy (`connect-error`, `timeout`, `connection-lost`), decided once,
+    /// where the failure was classified; nil when no retry condition covers it. Never derived from the message.
+    public var retryCondition: RetryPolicy.Condition?
+    /// Whether the target was never reached (a resolve or connect failure, or a connect timeout): another address
+    /// (a fallback) may work where this one did not.
+    public var targetUnreachable: Bool
 
+    /// An error of `kind`; its retry condition and reachability default to what the kind implies (`resolve` and
+    /// `connect`: `connect-error`, unreachable; `timeout`: `timeout`).
     public init(_ kind: Kind, _ message: String, url: String? = nil, cause: (any Error & Sendable)? = nil) {
         self.kind = kind
         self.message = message
         self.url = url
         self.cause = cause
+        switch kind {
+        case .resolve, .connect:
+            retryCondition = .connectError
+            targetUnreachable = true
+        case .timeout:
+            retryCondition = .timeout
+            targetUnreachable = false
+        default:
+            retryCondition = nil
+            targetUnreachable = false
+        }
+    }
+
+    /// The same error with another retry condition and reachability (for the classifier that knows better than
+    /// the kind alone).
+    public func classified(_ condition: RetryPolicy.Condition?, unreachable: Bool = false) -> CourierError {
+        var copy = self
+        copy.retryCondition = condition
+        copy.targetUnreachable = unreachable
+        return copy
     }
 
     /// `kind: message (url) [cause]`.

@@ -166,7 +166,7 @@ struct RequestExecution {
                 throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
             }
             let reason = "\(error.kind): \(error.message)"
-            guard let at = nextAttempt(after: RequestExecution.condition(for: error), wait: nil, reason: reason) else {
+            guard let at = nextAttempt(after: error.retryCondition, wait: nil, reason: reason) else {
                 throw error
             }
             try await waitForRetry(until: at, reason: reason)
@@ -374,7 +374,7 @@ struct RequestExecution {
                 return .success(exchange)
             } catch {
                 last = error
-                guard RequestExecution.isUnreachable(error) else { return .failure(error) }
+                guard error.targetUnreachable else { return .failure(error) }
                 trace(attempt, .unreachable(target: label, error: error))
                 service.markFailed(label, now: clock.now)
                 if index == candidates.count - 1 { return .failure(error) }
@@ -435,31 +435,6 @@ struct RequestExecution {
     }
 
     // MARK: - Helpers
-
-    static func isUnreachable(_ error: CourierError) -> Bool {
-        switch error.kind {
-        case .resolve, .connect: return true
-        case .timeout:
-            if let cause = error.cause as? ConnectionError, case .connectTimeout = cause.kind { return true }
-            return false
-        default: return false
-        }
-    }
-
-    static func condition(for error: CourierError) -> RetryPolicy.Condition? {
-        switch error.kind {
-        case .resolve, .connect: return .connectError
-        case .timeout: return .timeout
-        case .protocol:
-            // The connection broke after the request went out: closed early, reset, or a broken pipe.
-            if let cause = error.cause as? ConnectionError, case .closed = cause.kind { return .connectionLost }
-            if let cause = error.cause as? SystemCallError, [ECONNRESET, EPIPE, ECONNABORTED].contains(cause.errno) {
-                return .connectionLost
-            }
-            return error.message.contains("closed") ? .connectionLost : nil
-        default: return nil
-        }
-    }
 
     static func sleep(until instant: ContinuousClock.Instant, url: String) async throws(CourierError) {
         do {

@@ -1,10 +1,13 @@
 import CourierCore
+import Glibc
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
 
 extension CourierError {
-    /// Maps a lower-level failure to the error a caller sees, keeping it as the cause.
+    /// Maps a lower-level failure to the error a caller sees, keeping it as the cause. This is the one place a
+    /// failure is classified: its kind, its message, and what it means for a retry (``retryCondition``,
+    /// ``targetUnreachable``).
     static func from(
         _ error: any Error, url: String, deadline: ContinuousClock.Instant, timeouts: TimeoutPolicy?
     ) -> CourierError {
@@ -17,34 +20,38 @@ extension CourierError {
             return CourierError(.cancelled, "the request was cancelled", url: url)
         case is ClosedBeforeResponse:
             return CourierError(.protocol, "the server closed the connection without answering", url: url)
+                .classified(.connectionLost)
         case is TotalDeadline:
             let total = timeouts.map { " of \(DurationFormat.format($0.total))" } ?? ""
             return CourierError(.timeout, "the total deadline\(total) passed", url: url)
         case let e as TLSError:
-            let kind: CourierError.Kind
             switch e.category {
-            case .certificate: kind = .tlsCertificate
-            case .pin: kind = .tlsPin
-            case .handshake, .configuration: kind = .tlsHandshake
-            case .session: kind = .protocol
+            case .certificate: return CourierError(.tlsCertificate, e.message, url: url, cause: e)
+            case .pin: return CourierError(.tlsPin, e.message, url: url, cause: e)
+            case .handshake, .configuration: return CourierError(.tlsHandshake, e.message, url: url, cause: e)
+            case .session:
+                // The session broke after the request went out (a truncation is a close without close_notify).
+                return CourierError(.protocol, e.message, url: url, cause: e).classified(.connectionLost)
             }
-            return CourierError(kind, e.message, url: url, cause: e)
         case let e as ResolveError:
             return CourierError(.resolve, "could not resolve \(e.host)", url: url, cause: e)
         case let e as ConnectionError:
             switch e.kind {
             case .connectTimeout:
-                return CourierError(.timeout, "connecting timed out", url: url, cause: e)
+                return CourierError(.timeout, "connecting timed out", url: url, cause: e).classified(.timeout, unreachable: true)
             case .readTimeout, .writeTimeout:
                 let passed = ContinuousClock.now >= deadline
                 return CourierError(.timeout, passed ? "the total deadline passed" : "no data within the idle timeout", url: url, cause: e)
             case .connectFailed, .noAddresses:
                 return CourierError(.connect, "could not connect", url: url, cause: e)
             case .closed, .concurrentOperation:
-                return CourierError(.protocol, "the connection closed", url: url, cause: e)
+                return CourierError(.protocol, "the connection closed", url: url, cause: e).classified(.connectionLost)
             }
         case let e as SystemCallError:
+            // A reset, a broken pipe or an aborted connection after the request went out: the connection was lost.
+            let lost = [ECONNRESET, EPIPE, ECONNABORTED].contains(e.errno)
             return CourierError(.protocol, "the connection failed (\(e.call): \(e.errnoDescription))", url: url, cause: e)
+                .classified(lost ? .connectionLost : nil)
         case let e as ResponseParseError:
             return CourierError(.protocol, "the server broke HTTP/1.1 framing", url: url, cause: e)
         case let e as RequestEncodingError:
