@@ -1,20 +1,20 @@
 import CourierCore
 
-/// The life of one HTTP/1.1 connection, as a pure state machine: the transport feeds it events (bytes were
-/// written, a response head was parsed, the peer closed, ...) and performs the ``Action`` each one returns.
+/// The life of one HTTP/1.1 connection, as a pure state machine: the transport feeds it events (the head was
+/// written, a response head was parsed, the peer closed, ...) and performs the ``Action`` each one returns. It
+/// alone decides whether the connection may carry another request.
 ///
 /// ```text
-/// idle ─startRequest→ requestStarted ─requestHeadWritten→ streamingBody ─requestBodyEnded→ awaitingResponse
-///                                   └──────────(no body)──────────────────────────────────┘
-/// awaitingResponse ─responseHeadReceived→ receivingBody ─responseEnded→ idle (keep-alive) | closed
-/// any request state ─connectionFailed / cancel→ closed (the request fails)
+/// idle ─startRequest→ sendingHead ─requestHeadWritten→ sendingBody ─requestBodyEnded→ awaitingResponse
+///                                 └────────(no separate body)────────────────────────┘
+/// awaitingResponse ─responseHeadReceived→ receivingBody ─responseEnded→ idle (reuse) | closed
+/// any request state ─connectionFailed / cancelRequest→ closed (the request fails)
+/// idle ─cancelRequest (the owner gives the connection up)→ closed
 /// ```
 ///
-/// A response head may arrive before the request body is complete (a server refusing an upload early): the
-/// head is forwarded with `stopRequestBody: true` and the connection is closed after that response.
-/// Requests are never pipelined. Events that cannot happen in the current state are programming errors and
-/// trap (`preconditionFailure`); completions of writes that were in flight when the connection failed are
-/// tolerated.
+/// Requests are never pipelined, and the owner reads the response only once the whole request is written (a
+/// server that answers an upload early is seen when the upload ends or fails). Events that cannot happen in the
+/// current state are programming errors and trap (`preconditionFailure`).
 public struct HTTP1ConnectionStateMachine: Sendable {
     /// What made a request fail.
     public enum FailureCause: Hashable, Sendable {
@@ -59,17 +59,27 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         case close
     }
 
+    /// How the request body goes out.
+    public enum BodyWriting: Hashable, Sendable {
+        /// No body.
+        case none
+        /// A small body, written with the head in one write.
+        case withHead
+        /// A body written in parts after the head (streamed, or too large to copy into the head's buffer).
+        case afterHead
+    }
+
     /// What the owner must do after an event.
     public enum Action: Hashable, Sendable {
-        /// Encode and write the request head.
-        case writeRequestHead
-        /// Start writing the request body.
-        case startRequestBody
-        /// Nothing to do until the next event.
+        /// Encode and write the request head, with the body when `includingBody`, then say
+        /// ``HTTP1ConnectionStateMachine/requestHeadWritten()``.
+        case writeRequestHead(includingBody: Bool)
+        /// Write the request body, then say ``HTTP1ConnectionStateMachine/requestBodyEnded()``.
+        case writeRequestBody
+        /// Nothing to do until the next event (the request is out: read the response).
         case wait
-        /// Hand the response head to the request. When `stopRequestBody` is true the server answered before the
-        /// request body was complete: stop writing it (the connection is closed once the response ends).
-        case forwardResponseHead(HTTPResponseHead, stopRequestBody: Bool)
+        /// Hand the response head to the request.
+        case forwardResponseHead(HTTPResponseHead)
         /// Hand response body bytes to the request.
         case forwardResponseBody(ArraySlice<UInt8>)
         /// Hand the response's trailer fields to the request.
@@ -84,17 +94,17 @@ public struct HTTP1ConnectionStateMachine: Sendable {
 
     private struct Request: Sendable {
         var method: HTTPMethod
-        var hasBody: Bool
+        var body: BodyWriting
         var reusedConnection: Bool
-        var requestComplete = false
+        /// The request said `Connection: close` (RFC 9112 §9.6): the server may close without saying so.
+        var closeRequested: Bool
         var responseBytesSeen = false
-        var headWritten = false
     }
 
     private enum State: Sendable {
         case idle
-        case requestStarted(Request)
-        case streamingBody(Request)
+        case sendingHead(Request)
+        case sendingBody(Request)
         case awaitingResponse(Request)
         case receivingBody(Request)
         case closed
@@ -123,94 +133,60 @@ public struct HTTP1ConnectionStateMachine: Sendable {
 
     // MARK: - Request side
 
-    /// A request starts on this (idle) connection.
-    public mutating func startRequest(method: HTTPMethod, hasBody: Bool) -> Action {
+    /// A request starts on this (idle) connection. `closeRequested`: the request says `Connection: close`.
+    public mutating func startRequest(method: HTTPMethod, body: BodyWriting, closeRequested: Bool) -> Action {
         guard case .idle = state else { preconditionFailure("Invalid state for startRequest: \(state)") }
-        state = .requestStarted(Request(method: method, hasBody: hasBody, reusedConnection: completedRequests > 0))
-        return .writeRequestHead
+        state = .sendingHead(
+            Request(method: method, body: body, reusedConnection: completedRequests > 0, closeRequested: closeRequested)
+        )
+        return .writeRequestHead(includingBody: body == .withHead)
     }
 
-    /// The request head is written.
+    /// The request head (and a body written with it) is out.
     public mutating func requestHeadWritten() -> Action {
         switch state {
-        case .requestStarted(var request):
-            request.headWritten = true
-            if request.hasBody {
-                state = .streamingBody(request)
-                return .startRequestBody
-            }
-            request.requestComplete = true
+        case .sendingHead(let request) where request.body == .afterHead:
+            state = .sendingBody(request)
+            return .writeRequestBody
+        case .sendingHead(let request):
             state = .awaitingResponse(request)
-            return .wait
-        case .receivingBody(var request) where !request.headWritten:
-            // The response started before the head write completed: do not start the body.
-            request.headWritten = true
-            request.requestComplete = !request.hasBody
-            state = .receivingBody(request)
-            return .wait
-        case .closed:
             return .wait
         default:
             preconditionFailure("Invalid state for requestHeadWritten: \(state)")
         }
     }
 
-    /// The last byte of the request body is written.
+    /// The last byte of a body written after the head is out.
     public mutating func requestBodyEnded() -> Action {
-        switch state {
-        case .streamingBody(var request):
-            request.requestComplete = true
-            state = .awaitingResponse(request)
-            return .wait
-        case .receivingBody(var request) where !request.requestComplete:
-            request.requestComplete = true
-            state = .receivingBody(request)
-            return .wait
-        case .closed:
-            return .wait
-        default:
-            preconditionFailure("Invalid state for requestBodyEnded: \(state)")
-        }
+        guard case .sendingBody(let request) = state else { preconditionFailure("Invalid state for requestBodyEnded: \(state)") }
+        state = .awaitingResponse(request)
+        return .wait
     }
 
     // MARK: - Response side
 
-    /// Bytes arrived from the server (before they are parsed). Bytes while idle were not asked for: the
-    /// connection cannot be trusted any more and is closed.
+    /// Bytes arrived from the server (before they are parsed).
     public mutating func responseBytesReceived() -> Action {
         switch state {
-        case .idle:
-            state = .closed
-            return .closeConnection
-        case .requestStarted(var request):
-            request.responseBytesSeen = true
-            state = .requestStarted(request)
-        case .streamingBody(var request):
-            request.responseBytesSeen = true
-            state = .streamingBody(request)
         case .awaitingResponse(var request):
             request.responseBytesSeen = true
             state = .awaitingResponse(request)
-        case .receivingBody, .closed:
+        case .receivingBody:
             break
+        default:
+            preconditionFailure("Invalid state for responseBytesReceived: \(state)")
         }
         return .wait
     }
 
     /// The parser reported the final response head.
     public mutating func responseHeadReceived(_ head: HTTPResponseHead) -> Action {
-        switch state {
-        case .requestStarted(var request), .streamingBody(var request):
-            request.responseBytesSeen = true
-            state = .receivingBody(request)
-            return .forwardResponseHead(head, stopRequestBody: true)
-        case .awaitingResponse(var request):
-            request.responseBytesSeen = true
-            state = .receivingBody(request)
-            return .forwardResponseHead(head, stopRequestBody: false)
-        default:
+        guard case .awaitingResponse(var request) = state else {
             preconditionFailure("Invalid state for responseHeadReceived: \(state)")
         }
+        request.responseBytesSeen = true
+        state = .receivingBody(request)
+        return .forwardResponseHead(head)
     }
 
     /// The parser reported response body bytes.
@@ -227,13 +203,15 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         return .forwardResponseTrailers(trailers)
     }
 
-    /// The parser reported the end of the response; `keepAlive` is what it said about the connection.
-    public mutating func responseEnded(keepAlive: Bool) -> Action {
+    /// The parser reported the end of the response: `keepAlive` is what the response said about the connection,
+    /// `unreadBytes` what the parser holds beyond it (bytes nobody asked for). The connection is reused only when
+    /// the response keeps it alive, the request did not ask to close it, and nothing unsolicited followed.
+    public mutating func responseEnded(keepAlive: Bool, unreadBytes: Int) -> Action {
         guard case .receivingBody(let request) = state else {
             preconditionFailure("Invalid state for responseEnded: \(state)")
         }
         completedRequests += 1
-        if keepAlive && request.requestComplete {
+        if keepAlive && !request.closeRequested && unreadBytes == 0 {
             state = .idle
             return .succeedRequest(.reuse)
         }
@@ -244,14 +222,13 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     // MARK: - Failures
 
     /// The connection failed: the peer closed or reset it, a write failed, the response was malformed or a
-    /// deadline passed. On an idle connection (a server closing a kept-alive connection, an idle timeout) the
-    /// connection is just closed.
+    /// deadline passed. On an idle connection the connection is just closed.
     public mutating func connectionFailed(_ cause: FailureCause) -> Action {
         switch state {
         case .idle:
             state = .closed
             return .closeConnection
-        case .requestStarted(let request), .streamingBody(let request), .awaitingResponse(let request),
+        case .sendingHead(let request), .sendingBody(let request), .awaitingResponse(let request),
             .receivingBody(let request):
             state = .closed
             return .failRequest(
@@ -267,21 +244,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         }
     }
 
-    /// The request's task was cancelled: the request fails and the connection is closed (a half-read response
-    /// cannot be resynchronised). Cancelling when no request is in flight does nothing.
+    /// The owner gives the connection up: a request in flight fails as cancelled (a half-read response cannot be
+    /// resynchronised), and an idle connection is closed.
     public mutating func cancelRequest() -> Action {
-        switch state {
-        case .idle, .closed:
-            return .wait
-        default:
-            return connectionFailed(.cancelled)
-        }
-    }
-
-    /// The owner is closing an idle connection (idle timeout, pool shrinking, shutdown).
-    public mutating func closeIdleConnection() -> Action {
-        guard case .idle = state else { preconditionFailure("Invalid state for closeIdleConnection: \(state)") }
-        state = .closed
-        return .closeConnection
+        connectionFailed(.cancelled)
     }
 }

@@ -35,99 +35,142 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Whether the connection carried a request before the current one.
     var wasReused: Bool { machine.completedRequestCount > 0 }
 
+    // MARK: - Performing the machine's actions
+
+    /// What an action leaves to the caller: a write to make (the send path), or a response event to hand over.
+    private enum Effect {
+        case none
+        case writeHead(includingBody: Bool)
+        case writeBody
+        case event(ResponseEvent)
+        case failed(HTTP1ConnectionStateMachine.RequestFailure)
+    }
+
+    /// Performs one action of the state machine: the only place its actions are acted on. The synchronous ones
+    /// (closing, recording reuse, shaping the event to hand over) happen here; the writes are handed to the send
+    /// path, the only async caller.
+    @inline(never)
+    private func perform(_ action: HTTP1ConnectionStateMachine.Action) -> Effect {
+        switch action {
+        case .writeRequestHead(let includingBody):
+            return .writeHead(includingBody: includingBody)
+        case .writeRequestBody:
+            return .writeBody
+        case .wait:
+            return .none
+        case .forwardResponseHead(let head):
+            return .event(.head(head))
+        case .forwardResponseBody(let bytes):
+            return .event(.body(bytes))
+        case .forwardResponseTrailers(let trailers):
+            return .event(.trailers(trailers))
+        case .succeedRequest(let disposition):
+            reusable = disposition == .reuse
+            return .event(.end(keepAlive: reusable))
+        case .failRequest(let failure):
+            reusable = false
+            stream.close()
+            return .failed(failure)
+        case .closeConnection:
+            reusable = false
+            stream.close()
+            return .none
+        }
+    }
+
     // MARK: - Sending
 
-    /// Starts a request: writes the head and, for a byte body, the body, in one write when it is small.
-    ///
-    /// A request without a body or with a small one is encoded by a synchronous helper and written at once: an
-    /// async function keeps each of its temporaries in a task allocation, a synchronous one on the stack.
+    /// Sends a request: the machine says what to write, in order (the head, with a body of at most 64 KiB in the
+    /// same write; else the head, then the body in parts).
     nonisolated(nonsending) func send(
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
         timeout: () throws -> Duration
     ) async throws {
-        guard let whole = try encodeWhole(head: head, hostHeader: hostHeader, body: body) else {
-            return try await sendInParts(head: head, hostHeader: hostHeader, body: body, timeout: timeout)
+        var effect = begin(head: head, body: body)
+        while true {
+            switch effect {
+            case .writeHead(let includingBody):
+                try await writeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody, timeout: timeout)
+                effect = perform(machine.requestHeadWritten())
+            case .writeBody:
+                try await writeBody(body, timeout: timeout)
+                effect = perform(machine.requestBodyEnded())
+            case .none:
+                return
+            case .event, .failed:
+                preconditionFailure("the send path produced a response event")
+            }
         }
-        do {
-            try await stream.write(whole, timeout: timeout())
-        } catch {
-            encoder.reset()
-            recycle(consume whole)
-            throw error
-        }
-        var hasBody = false
-        if case .bytes = body { hasBody = true }
-        wholeWritten(consume whole, hasBody: hasBody)
     }
 
-    /// Resets the per-request state and starts the machine's request (shared by both ways of sending).
-    private func begin(head: HTTPRequestHead, body: HTTPRequest.Body) -> RequestBodyFraming {
+    /// Resets the per-request state and starts the machine's request.
+    @inline(never)
+    private func begin(head: HTTPRequestHead, body: HTTPRequest.Body) -> Effect {
         bytesSent = 0
         bytesReceived = 0
         firstByteAt = nil
-        // A request that says `Connection: close` ends the connection after its response (RFC 9112 §9.6): the
-        // server may close without saying so in the response.
-        requestAsksToClose = head.headers.contains("connection") && head.headers.tokens(for: "connection").contains("close")
         if parserPrimed { parser.expectResponse(to: head.method) } else {
             parser = ResponseParser(requestMethod: head.method, limits: parser.limits)
             parserPrimed = true
         }
-        let hasBody: Bool
-        let framing: RequestBodyFraming
+        let writing: HTTP1ConnectionStateMachine.BodyWriting
         switch body {
-        case .none:
-            hasBody = false
-            framing = .none
-        case .bytes(let bytes):
-            hasBody = true
-            framing = .contentLength(bytes.count)
-        case .stream:
-            hasBody = true
-            framing = .chunked
+        case .none: writing = .none
+        case .bytes(let bytes) where bytes.count <= 64 * 1024: writing = .withHead
+        case .bytes, .stream: writing = .afterHead
         }
-        _ = machine.startRequest(method: head.method, hasBody: hasBody)
-        return framing
+        let closeRequested = head.headers.contains("connection") && head.headers.tokens(for: "connection").contains("close")
+        return perform(machine.startRequest(method: head.method, body: writing, closeRequested: closeRequested))
     }
 
-    /// The whole request (head, and a body of at most 64 KiB) encoded in the buffer kept from the previous
-    /// request (no allocation once it is warm); nil, having changed nothing, when the body is streamed or larger.
-    @inline(never)
-    private func encodeWhole(head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body) throws -> [UInt8]? {
+    private static func framing(of body: HTTPRequest.Body) -> RequestBodyFraming {
         switch body {
-        case .none: break
-        case .bytes(let bytes) where bytes.count <= 64 * 1024: break
-        default: return nil
+        case .none: return .none
+        case .bytes(let bytes): return .contentLength(bytes.count)
+        case .stream: return .chunked
         }
-        let framing = begin(head: head, body: body)
+    }
+
+    /// Writes the head (and the whole body when `includingBody`, or the end of a body-less request) in one write,
+    /// encoded in the buffer kept from the previous request: no allocation once it is warm.
+    nonisolated(nonsending) private func writeHead(
+        _ head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body, includingBody: Bool,
+        timeout: () throws -> Duration
+    ) async throws {
+        let buffer = try encodeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody)
+        do {
+            try await stream.write(buffer, timeout: timeout())
+        } catch {
+            encoder.reset()
+            recycle(consume buffer)
+            throw error
+        }
+        bytesSent += Int64(buffer.count)
+        recycle(consume buffer)
+    }
+
+    /// The head's bytes (with the body or the end of the message when it goes in the same write). A synchronous
+    /// helper: an async function keeps each of its temporaries in a task allocation, a synchronous one on the stack.
+    @inline(never)
+    private func encodeHead(
+        _ head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body, includingBody: Bool
+    ) throws -> [UInt8] {
         var buffer: [UInt8] = []
         swap(&buffer, &headBuffer)
         buffer.reserveCapacity(512)
         do {
-            try encoder.writeHead(head, host: hostHeader, body: framing, into: &buffer)
-        } catch {
-            recycle(consume buffer)
-            throw error
-        }
-        do {
-            if case .bytes(let bytes) = body { try encoder.writeBodyPart(bytes, into: &buffer) }
-            try encoder.writeEnd(into: &buffer)
+            try encoder.writeHead(head, host: hostHeader, body: Self.framing(of: body), into: &buffer)
+            if includingBody, case .bytes(let bytes) = body { try encoder.writeBodyPart(bytes, into: &buffer) }
+            if case .none = body { try encoder.writeEnd(into: &buffer) }
+            if includingBody { try encoder.writeEnd(into: &buffer) }
         } catch {
             encoder.reset()
             recycle(consume buffer)
             throw error
         }
         return buffer
-    }
-
-    /// After the whole request was written: the machine's bookkeeping, and the buffer kept for the next one.
-    @inline(never)
-    private func wholeWritten(_ buffer: consuming [UInt8], hasBody: Bool) {
-        bytesSent += Int64(buffer.count)
-        _ = machine.requestHeadWritten()
-        if hasBody { _ = machine.requestBodyEnded() }
-        recycle(consume buffer)
     }
 
     /// Keeps a request buffer's storage for the next request (unless a large body made it large). The buffer is
@@ -138,32 +181,18 @@ final class HTTP1Connection: @unchecked Sendable {
         headBuffer = buffer
     }
 
-    /// A request whose body is streamed or over 64 KiB: the head first, then the body in parts.
-    nonisolated(nonsending) private func sendInParts(
-        head: HTTPRequestHead,
-        hostHeader: String,
-        body: HTTPRequest.Body,
-        timeout: () throws -> Duration
-    ) async throws {
-        let framing = begin(head: head, body: body)
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(512)
-        try encoder.writeHead(head, host: hostHeader, body: framing, into: &buffer)
+    /// Writes a body that goes after the head: a large byte body, or a streamed one chunk by chunk.
+    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, timeout: () throws -> Duration) async throws {
         do {
             switch body {
             case .none:
-                preconditionFailure("a request without a body is sent whole")
+                preconditionFailure("a request without a body has no body to write")
             case .bytes(let bytes):
-                try await write(buffer, timeout: timeout())
-                _ = machine.requestHeadWritten()
                 var part: [UInt8] = []
                 try encoder.writeBodyPart(bytes, into: &part)
                 try encoder.writeEnd(into: &part)
                 try await write(part, timeout: timeout())
-                _ = machine.requestBodyEnded()
             case .stream(let parts):
-                try await write(buffer, timeout: timeout())
-                _ = machine.requestHeadWritten()
                 for try await chunk in parts {
                     var framed: [UInt8] = []
                     try encoder.writeBodyPart(chunk, into: &framed)
@@ -172,7 +201,6 @@ final class HTTP1Connection: @unchecked Sendable {
                 var end: [UInt8] = []
                 try encoder.writeEnd(into: &end)
                 try await write(end, timeout: timeout())
-                _ = machine.requestBodyEnded()
             }
         } catch {
             encoder.reset()
@@ -229,22 +257,18 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    /// The next event the parser has from the bytes already received, with the machine told about it.
+    /// The next event the parser has from the bytes already received, told to the machine and performed.
     @inline(never)
     private func takeEvent() throws -> ResponseEvent? {
-        guard let event = try parser.next() else { return nil }
-        switch event {
-        case .head(let head):
-            _ = machine.responseHeadReceived(head)
-        case .body(let bytes):
-            _ = machine.responseBodyReceived(bytes)
-        case .trailers(let trailers):
-            _ = machine.responseTrailersReceived(trailers)
-        case .end(let keepAlive):
-            if case .succeedRequest(let disposition) = machine.responseEnded(keepAlive: keepAlive) {
-                reusable = disposition == .reuse && parser.bufferedByteCount == 0 && !requestAsksToClose
-            }
+        guard let parsed = try parser.next() else { return nil }
+        let action: HTTP1ConnectionStateMachine.Action
+        switch parsed {
+        case .head(let head): action = machine.responseHeadReceived(head)
+        case .body(let bytes): action = machine.responseBodyReceived(bytes)
+        case .trailers(let trailers): action = machine.responseTrailersReceived(trailers)
+        case .end(let keepAlive): action = machine.responseEnded(keepAlive: keepAlive, unreadBytes: parser.bufferedByteCount)
         }
+        guard case .event(let event) = perform(action) else { preconditionFailure("a parsed event produced no event") }
         return event
     }
 
@@ -259,32 +283,26 @@ final class HTTP1Connection: @unchecked Sendable {
         } else {
             if firstByteAt == nil {
                 firstByteAt = .now
-                _ = machine.responseBytesReceived()
+                _ = perform(machine.responseBytesReceived())
             }
             bytesReceived += Int64(bytes.count)
             parser.feed(bytes)
         }
     }
 
-    /// After `.end`: whether the connection may carry another request.
+    /// After `.end`: whether the connection may carry another request (the machine's verdict).
     private(set) var reusable = false
-    private var requestAsksToClose = false
 
-    /// Records a failure of the current request; returns the machine's verdict (for the fresh-connection retry)
-    /// and closes the stream.
+    /// Records a failure of the current request; returns the machine's verdict (for the fresh-connection retry).
+    /// The stream is closed (by the machine's action, or already).
     func fail(_ cause: HTTP1ConnectionStateMachine.FailureCause) -> HTTP1ConnectionStateMachine.RequestFailure? {
-        let action = machine.isClosed ? nil : machine.connectionFailed(cause)
-        stream.close()
-        reusable = false
-        if case .failRequest(let failure) = action { return failure }
+        if case .failed(let failure) = perform(machine.connectionFailed(cause)) { return failure }
         return nil
     }
 
-    /// Abandons the current request (its body was not read to the end): the connection cannot be reused.
+    /// Gives the connection up (its response was not read to the end, or it is not wanted): it cannot be reused.
     func abandon() {
-        if !machine.isIdle && !machine.isClosed { _ = machine.cancelRequest() }
-        stream.close()
-        reusable = false
+        _ = perform(machine.cancelRequest())
     }
 }
 
