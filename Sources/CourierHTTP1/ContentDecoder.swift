@@ -6,7 +6,10 @@ import CCourierZlib
 /// the body ended to learn whether the compressed stream was complete. A body with no bytes at all is accepted
 /// as empty. Concatenated gzip members (RFC 1952 §2.2) are decoded one after the other; any other byte after the
 /// end of the stream is an error. One decoder per body; it owns its zlib state and frees it in `deinit`.
-public final class ContentDecoder {
+///
+/// Not thread-safe: one reader uses it at a time (it is `Sendable` so that a body's reader can carry it between
+/// tasks, e.g. a streaming reader that keeps it under its lock between reads).
+public final class ContentDecoder: @unchecked Sendable {
     /// The coding being decoded.
     public let coding: ContentCoding
     /// The largest decoded body accepted, in bytes.

@@ -50,21 +50,6 @@ enum AttemptExchange: Sendable {
     /// Returns the exchange's final figures.
     func discard() async -> RequestMetrics {
         guard case .streaming(let r) = self else { return metrics }
-        var drained = 0
-        do {
-            while let chunk = try await r.body.nextChunk() {
-                drained += chunk.count
-                if drained > 64 * 1024 {
-                    r.body.cancel()
-                    break
-                }
-            }
-        } catch {
-            var m = r.body.metrics
-            m.bytesSent = max(m.bytesSent, error.bytesSent)
-            m.bytesReceived = max(m.bytesReceived, error.bytesReceived)
-            return m
-        }
-        return r.body.metrics
+        return await r.body.drain()
     }
 }

@@ -61,82 +61,25 @@ public final class HTTPClient: Sendable {
             && loops.current == nil
         {
             return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
-                try await self.readBodyDirectly(exchange, request: request, length: length)
+                try await self.readWhole(exchange, length: length)
             }
         }
-        return try await readBodyDirectly(exchange, request: request, length: length)
+        return try await readWhole(exchange, length: length)
     }
 
-    /// Reads a body straight from the leased connection, without a ``ResponseBodyReader`` (one object, its lock
-    /// and an async call per chunk fewer per request), with the same events, limits, metrics and errors as
-    /// ``stream(_:)``. The part of a `Content-Length` body that did not arrive with the head (and needs no
-    /// decoding) is received straight into the body's array: no read buffer, no copy, and reads as large as what
-    /// the socket holds.
-    nonisolated(nonsending) private func readBodyDirectly(
-        _ exchange: Exchange, request: HTTPRequest, length: Int?
-    ) async throws(CourierError) -> HTTPResponse {
-        let connection = exchange.connection
-        var metrics = exchange.metrics
-        var trailers = HTTPHeaders()
-        var body: [UInt8] = []
-        if let length, length > 0, length <= configuration.maxBodyBytes, request.method != .head {
-            body.reserveCapacity(length)
-        }
-        do {
-            while true {
-                if exchange.decoder == nil, connection.canReceiveBodyDirectly(limit: configuration.maxBodyBytes - body.count) {
-                    try await connection.receiveBodyDirectly(into: &body, timeout: {
-                        try boundedTimeout(exchange.idle, deadline: exchange.deadline)
-                    })
-                }
-                let event = try await connection.nextEvent(timeout: {
-                    try boundedTimeout(exchange.idle, deadline: exchange.deadline)
-                })
-                switch event {
-                case .head:
-                    continue
-                case .body(let bytes):
-                    var chunk = bytes
-                    if let decoder = exchange.decoder {
-                        let decoded = try decoder.decode(bytes)
-                        if decoded.isEmpty { continue }
-                        chunk = decoded[...]
-                    }
-                    guard body.count + chunk.count <= configuration.maxBodyBytes else {
-                        metrics.bytesReceived += connection.bytesReceived
-                        connection.abandon()
-                        pool.release(connection, reusable: false)
-                        var failure = CourierError(
-                            .bodyTooLarge, "the body is larger than \(configuration.maxBodyBytes) bytes",
-                            url: exchange.url.description
-                        )
-                        failure.bytesSent = metrics.bytesSent
-                        failure.bytesReceived = metrics.bytesReceived
-                        throw BodyFailure(error: failure)
-                    }
-                    body.append(contentsOf: chunk)
-                case .trailers(let fields):
-                    trailers = fields
-                case .end:
-                    if let decoder = exchange.decoder { try decoder.finish() }
-                    metrics.bytesReceived += connection.bytesReceived
-                    metrics.total = ContinuousClock.now - exchange.start
-                    pool.release(connection, reusable: connection.reusable)
-                    return HTTPResponse(head: exchange.head, body: body, trailers: trailers, url: exchange.url, metrics: metrics)
-                }
-            }
-        } catch let failure as BodyFailure {
-            throw failure.error
-        } catch {
-            let received = connection.bytesReceived
-            _ = connection.fail(.init(error))
-            metrics.bytesReceived += received
-            pool.release(connection, reusable: false)
-            var failure = CourierError.from(error, url: exchange.url.description, deadline: exchange.deadline, timeouts: nil)
-            failure.bytesSent = metrics.bytesSent
-            failure.bytesReceived = metrics.bytesReceived
-            throw failure
-        }
+    /// Reads the whole body with ``BodyReading`` (its direct-receive fast path included), on the stack: no
+    /// reader object, lock or async call per chunk.
+    nonisolated(nonsending) private func readWhole(_ exchange: Exchange, length: Int?) async throws(CourierError) -> HTTPResponse {
+        var reading = bodyReading(exchange)
+        let body = try await reading.collect(limit: configuration.maxBodyBytes, expectedLength: length)
+        return HTTPResponse(head: exchange.head, body: body, trailers: reading.trailers, url: exchange.url, metrics: reading.metrics)
+    }
+
+    private func bodyReading(_ exchange: Exchange) -> BodyReading {
+        BodyReading(
+            connection: exchange.connection, pool: pool, decoder: exchange.decoder, url: exchange.url,
+            deadline: exchange.deadline, idle: exchange.idle, start: exchange.start, metrics: exchange.metrics
+        )
     }
 
     /// Sends a request and returns as soon as the response head arrives; the body is read from
@@ -158,12 +101,8 @@ public final class HTTPClient: Sendable {
     }
 
     private func makeStreamingResponse(_ exchange: sending Exchange) -> StreamingResponse {
-        let (head, url) = (exchange.head, exchange.url)
-        let reader = ResponseBodyReader(
-            connection: exchange.connection, pool: pool, decoder: exchange.decoder, deadline: exchange.deadline,
-            idle: exchange.idle, metrics: exchange.metrics, start: exchange.start, url: url
-        )
-        return StreamingResponse(head: head, url: url, body: reader)
+        let reader = ResponseBodyReader(bodyReading(exchange), stream: exchange.connection.stream)
+        return StreamingResponse(head: exchange.head, url: exchange.url, body: reader)
     }
 
     /// Sends a request, following redirects, until a final response head arrives.
@@ -181,7 +120,13 @@ public final class HTTPClient: Sendable {
             while true {
                 let (connection, head) = try await attempt(current, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
                 if let redirect = try redirect(for: head, of: current, on: connection, metrics: metrics) {
-                    try await drain(connection, deadline: deadline, idle: timeouts.idle, metrics: &metrics)
+                    // The redirect's own body is read and dropped so the connection can be reused.
+                    var reading = BodyReading(
+                        connection: connection, pool: pool, decoder: nil, url: current.url, deadline: deadline,
+                        idle: timeouts.idle, start: start, metrics: metrics
+                    )
+                    await reading.drain()
+                    metrics.bytesReceived = reading.metrics.bytesReceived
                     metrics.redirects += 1
                     current = try nextRequest(after: current, following: redirect, status: head.status)
                     continue
@@ -367,35 +312,6 @@ public final class HTTPClient: Sendable {
         return false
     }
 
-    /// Reads a redirect's body to its end so the connection can be reused (closing it if the body is large).
-    nonisolated(nonsending) private func drain(
-        _ connection: HTTP1Connection, deadline: ContinuousClock.Instant, idle: Duration, metrics: inout RequestMetrics
-    ) async throws {
-        var drained = 0
-        do {
-            while true {
-                let event = try await connection.nextEvent(timeout: { try boundedTimeout(idle, deadline: deadline) })
-                if case .body(let bytes) = event {
-                    drained += bytes.count
-                    if drained > 64 * 1024 {
-                        connection.abandon()
-                        metrics.bytesReceived += connection.bytesReceived
-                        pool.release(connection, reusable: false)
-                        return
-                    }
-                }
-                if case .end = event { break }
-            }
-        } catch {
-            metrics.bytesReceived += connection.bytesReceived
-            _ = connection.fail(.init(error))
-            pool.release(connection, reusable: false)
-            throw error
-        }
-        metrics.bytesReceived += connection.bytesReceived
-        pool.release(connection, reusable: connection.reusable)
-    }
-
     private func makeDecoder(for head: HTTPResponseHead, request: HTTPRequest) throws -> ContentDecoder? {
         guard request.decompress, request.method != .head else { return nil }
         let codings = head.headers.tokens(for: "content-encoding").filter { $0 != "identity" }
@@ -419,8 +335,3 @@ func boundedTimeout(_ idle: Duration, deadline: ContinuousClock.Instant) throws 
 
 /// The request's total deadline passed.
 struct TotalDeadline: Error {}
-
-/// A body failure already turned into the error to throw (the connection has been released).
-private struct BodyFailure: Error {
-    let error: CourierError
-}

@@ -3,7 +3,8 @@ import CourierHTTP1
 import Synchronization
 
 /// Reads a response body from its connection as the caller asks for it, and gives the connection back to the
-/// pool when the body ends (or closes it when the body is abandoned, fails or is cancelled).
+/// pool when the body ends (or closes it when the body is abandoned, fails or is cancelled). The reading itself
+/// is ``BodyReading``'s, the same code ``HTTPClient/execute(_:)`` collects whole bodies with.
 ///
 /// It is an `AsyncSequence` of byte chunks. Only one task may read at a time. If it is released before the
 /// end, the connection is closed (a half-read HTTP/1.1 response cannot be reused).
@@ -11,41 +12,30 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
     public typealias Element = ArraySlice<UInt8>
 
     private struct State: ~Copyable {
-        var connection: HTTP1Connection?
-        var decoder: ContentDecoder?
+        /// nil while a read is in progress (the reading task holds it).
+        var reading: BodyReading?
+        /// The figures as of the last completed read.
         var metrics: RequestMetrics
         var trailers = HTTPHeaders()
-        var finished = false
+        /// cancel() came while a read was in progress: the reading task closes the connection when it is back.
+        var cancelRequested = false
     }
 
     private let state: Mutex<State>
-    private let pool: ConnectionPool
-    private let deadline: ContinuousClock.Instant
-    private let idle: Duration
-    private let start: ContinuousClock.Instant
+    /// For closing the stream under a read in progress (closing is safe from any thread).
+    private let stream: any ByteStream
     private let url: HTTPURL
 
-    init(
-        connection: HTTP1Connection, pool: ConnectionPool, decoder: sending ContentDecoder?, deadline: ContinuousClock.Instant,
-        idle: Duration, metrics: RequestMetrics, start: ContinuousClock.Instant, url: HTTPURL
-    ) {
-        self.state = Mutex(State(connection: connection, decoder: decoder, metrics: metrics))
-        self.pool = pool
-        self.deadline = deadline
-        self.idle = idle
-        self.start = start
-        self.url = url
+    init(_ reading: sending BodyReading, stream: any ByteStream) {
+        let metrics = reading.metrics
+        self.url = reading.url
+        self.stream = stream
+        self.state = Mutex(State(reading: reading, metrics: metrics))
     }
 
     deinit {
-        let connection = state.withLock { s -> HTTP1Connection? in
-            defer { s.connection = nil }
-            return s.connection
-        }
-        if let connection {
-            connection.abandon()
-            pool.release(connection, reusable: false)
-        }
+        var reading = state.withLock { $0.reading.take() }
+        reading?.cancel()
     }
 
     /// Bytes and timings so far; final once the body has ended.
@@ -55,72 +45,51 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
 
     /// The next chunk of the body (decoded when the response was compressed), or nil at its end.
     public func nextChunk() async throws(CourierError) -> ArraySlice<UInt8>? {
-        guard let connection = state.withLock({ $0.connection }) else {
-            if state.withLock({ $0.finished }) { return nil }
-            throw CourierError(.cancelled, "the body was abandoned", url: url.description)
+        guard var reading = state.withLock({ $0.reading.take() }) else {
+            throw CourierError(.cancelled, "the body is being read by another task", url: url.description)
         }
-        do {
-            while true {
-                let event = try await connection.nextEvent(timeout: { try boundedTimeout(self.idle, deadline: self.deadline) })
-                switch event {
-                case .head:
-                    continue
-                case .body(let bytes):
-                    if let decoder = state.withLock({ $0.decoder }) {
-                        let decoded = try decoder.decode(bytes)
-                        if decoded.isEmpty { continue }
-                        return decoded[...]
-                    }
-                    return bytes
-                case .trailers(let trailers):
-                    state.withLock { $0.trailers = trailers }
-                case .end:
-                    if let decoder = state.withLock({ $0.decoder }) { try decoder.finish() }
-                    finish(connection, reusable: connection.reusable)
-                    return nil
-                }
-            }
+        let result: Result<ArraySlice<UInt8>?, CourierError>
+        do throws(CourierError) {
+            result = .success(try await reading.next())
         } catch {
-            let received = connection.bytesReceived
-            _ = connection.fail(.init(error))
-            let metrics = state.withLock { s in
-                s.metrics.bytesReceived += received
-                s.connection = nil
-                s.finished = true
-                return s.metrics
-            }
-            pool.release(connection, reusable: false)
-            var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: nil)
-            failure.bytesSent = metrics.bytesSent
-            failure.bytesReceived = metrics.bytesReceived
-            throw failure
+            result = .failure(error)
         }
+        put(back: &reading)
+        return try result.get()
+    }
+
+    /// Reads and drops the rest of the body (up to 64 KiB, beyond which the connection is closed instead), so
+    /// that the connection can carry another request; returns the final figures.
+    public func drain() async -> RequestMetrics {
+        guard var reading = state.withLock({ $0.reading.take() }) else { return metrics }
+        await reading.drain()
+        put(back: &reading)
+        return metrics
     }
 
     /// Stops reading: the connection is closed (it cannot be reused with a half-read response).
     public func cancel() {
-        let connection = state.withLock { s -> HTTP1Connection? in
-            defer {
-                s.connection = nil
-                s.finished = true
+        let idle = state.withLock { s -> Bool in
+            guard var reading = s.reading.take() else {
+                s.cancelRequested = true
+                return false
             }
-            if let connection = s.connection { s.metrics.bytesReceived += connection.bytesReceived }
-            return s.connection
+            reading.cancel()
+            s.metrics = reading.metrics
+            s.reading = reading
+            return true
         }
-        if let connection {
-            connection.abandon()
-            pool.release(connection, reusable: false)
-        }
+        // A read in progress: wake it (it fails) and let the reading task close the rest when it is back.
+        if !idle { stream.close() }
     }
 
-    private func finish(_ connection: HTTP1Connection, reusable: Bool) {
+    private func put(back reading: inout BodyReading) {
         state.withLock { s in
-            s.metrics.bytesReceived += connection.bytesReceived
-            s.metrics.total = ContinuousClock.now - start
-            s.connection = nil
-            s.finished = true
+            if s.cancelRequested { reading.cancel() }
+            s.metrics = reading.metrics
+            s.trailers = reading.trailers
+            s.reading = reading
         }
-        pool.release(connection, reusable: reusable)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {

@@ -24,7 +24,7 @@ import Testing
                     scheme: https
                     authoriser: bearer
                     retry: { max-attempts: 1 }
-                    timeouts: { connect: 3s, total: 5s }
+                    timeouts: { connect: 10s, total: 20s }
                 """),
             userAgent: "courier-tests/1", registry: TestRegistry.registry, environment: [:]
         )
@@ -46,7 +46,7 @@ import Testing
         let url = try #require(HTTPURL("https://127.0.0.1/login"))
         #expect(url.port == 443)
         let request = HTTPRequest(
-            url: url, headers: headers, timeouts: TimeoutPolicy(connect: .seconds(3), idle: .seconds(3), total: .seconds(5)),
+            url: url, headers: headers, timeouts: TimeoutPolicy(connect: .seconds(10), idle: .seconds(10), total: .seconds(20)),
             connectTo: HostAddress(host: "127.0.0.1", port: listener.port)
         )
         let error = await #expect(throws: CourierError.self) { try await client.execute(request) }
