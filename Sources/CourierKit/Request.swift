@@ -7,7 +7,7 @@ public struct Request: Sendable {
     /// The absolute `http` or `https` URL, as text; an invalid URL fails the load with a typed error.
     public var url: String
     public var method: HTTPMethod
-    /// Header fields sent as given (the loader adds `User-Agent` unless set, and the authoriser's fields).
+    /// Header fields sent as given (the service's `User-Agent` is added unless set, and the authoriser's fields).
     public var headers: HTTPHeaders
     /// The body bytes (nil for none).
     public var body: [UInt8]?

@@ -88,7 +88,6 @@ struct RequestExecution {
         let maxAttempts = max(1, request.maxAttempts ?? retry.maxAttempts)
 
         var headers = request.headers
-        if !headers.contains("user-agent") { headers.add(name: "User-Agent", value: service.userAgent) }
         let retriesAllowed = route.retriesAllowed
         if !request.method.isIdempotent, retriesAllowed, let keyHeader = retry.idempotencyKeyHeader, !headers.contains(keyHeader) {
             // One key for the whole request: every attempt carries it, so the server can tell a retry from a
@@ -355,7 +354,7 @@ struct RequestExecution {
             }
             let httpRequest = HTTPRequest(
                 method: request.method, url: url, headers: headers, body: body,
-                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target,
+                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target, userAgent: service.userAgent,
                 tls: route.service == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls),
                 tlsPolicy: { [graph, client = service.client] url in
                     // A redirect's target gets the TLS settings of the service that claims it (nil: the client's).

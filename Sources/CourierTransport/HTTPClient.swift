@@ -270,7 +270,8 @@ public final class HTTPClient: Sendable {
         if request.decompress && !head.headers.contains("accept-encoding") {
             head.headers.add(name: "Accept-Encoding", value: ContentCoding.acceptEncoding)
         }
-        if let agent = configuration.userAgent, !head.headers.contains("user-agent") {
+        // The one place User-Agent is added: the request's own agent (the loader's), else the client's.
+        if let agent = request.userAgent ?? configuration.userAgent, !head.headers.contains("user-agent") {
             head.headers.add(name: "User-Agent", value: agent)
         }
         return (key, head)

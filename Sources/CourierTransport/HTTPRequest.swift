@@ -31,6 +31,9 @@ public struct HTTPRequest: Sendable {
     public var connectTo: HostAddress?
     /// Whether to send `Accept-Encoding: gzip, deflate` (unless set) and decode such responses.
     public var decompress: Bool
+    /// The `User-Agent` to send unless ``headers`` has one; nil uses ``HTTPClientConfiguration/userAgent``. The
+    /// client adds the field in one place, for every request and redirect hop.
+    public var userAgent: String?
     /// TLS settings for this request's origin (an https URL); nil uses ``HTTPClientConfiguration/tls``. They
     /// apply to this origin only: a redirect to another origin asks ``tlsPolicy`` (or uses the client's).
     public var tls: TLSPolicy?
@@ -47,6 +50,7 @@ public struct HTTPRequest: Sendable {
         maxRedirects: Int? = nil,
         connectTo: HostAddress? = nil,
         decompress: Bool = true,
+        userAgent: String? = nil,
         tls: TLSPolicy? = nil,
         tlsPolicy: (@Sendable (HTTPURL) -> TLSPolicy?)? = nil
     ) {
@@ -58,6 +62,7 @@ public struct HTTPRequest: Sendable {
         self.maxRedirects = maxRedirects
         self.connectTo = connectTo
         self.decompress = decompress
+        self.userAgent = userAgent
         self.tls = tls
         self.tlsPolicy = tlsPolicy
     }

@@ -199,13 +199,12 @@ extension CourierCommand {
             )
         }
 
-        /// The request every URL is sent with, from -X, -H, -d, --data-binary and --max-time. The fields curl
-        /// adds unless -H gives them are added here, for every URL, with or without a policy: `User-Agent`, and
-        /// with a body its `Content-Type`.
+        /// The request every URL is sent with, from -X, -H, -d, --data-binary and --max-time. With a body, the
+        /// `Content-Type` curl adds unless -H gives one is added here; `User-Agent` is added by the client (its
+        /// configuration says `courier/VERSION`, with or without a policy).
         private func makeTemplate() throws -> FetchRequestTemplate {
             let body = data.isEmpty ? try FetchBody.binary(dataBinary) : try FetchBody.data(data)
             var fields = HTTPHeaders(fields: headers.compactMap(Self.field))
-            if !fields.contains("user-agent") { fields.add(name: "User-Agent", value: CourierCommand.userAgent) }
             if body != nil, !fields.contains("content-type") { fields.add(name: "Content-Type", value: FetchBody.defaultContentType) }
             return FetchRequestTemplate(
                 method: method.map { HTTPMethod(commandLine: $0) } ?? (body == nil ? .get : .post), headers: fields, body: body,
