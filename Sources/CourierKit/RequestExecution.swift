@@ -221,8 +221,8 @@ struct RequestExecution {
             }
 
             let outcome = await send(
-                request, url: sendURL, headers: sendHeaders, graph: graph, route: route, deadline: deadline,
-                followRedirects: authoriser == nil, attempt: attempt, tried: &tried
+                request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline, attempt: attempt,
+                tried: &tried
             )
             switch outcome {
             case .success(let exchange):
@@ -275,9 +275,10 @@ struct RequestExecution {
                     try await waitForRetry(until: at, reason: reason)
                     continue
                 }
-                if authoriser != nil, maxRedirects > 0, let next = try redirect(from: request, url: url, exchange: exchange) {
-                    // An authorised route's redirects are followed here, not by the transport, so that the next
-                    // hop gets the credentials of its own route (if any) and never this authoriser's headers.
+                if maxRedirects > 0, let next = try redirect(from: request, url: url, exchange: exchange) {
+                    // Redirects are followed here, the one place for a loader's request, not by the transport:
+                    // each hop is routed again, so it gets its own service's rate limit, retries, TLS settings and
+                    // credentials (if any), and never this route's authoriser headers.
                     if case .streaming = exchange { count(await exchange.discard()) }
                     guard redirectsLeft > 0 else {
                         throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url)
@@ -320,8 +321,8 @@ struct RequestExecution {
     /// after a failure (all of them are tried when every one is cooling down). Only a resolve or connect
     /// failure moves on to the next target.
     private func send(
-        _ request: Request, url: HTTPURL, headers: HTTPHeaders, graph: PolicyGraph, route: Route,
-        deadline: ContinuousClock.Instant, followRedirects: Bool, attempt: Int, tried: inout [String]
+        _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
+        attempt: Int, tried: inout [String]
     ) async -> Result<AttemptExchange, CourierError> {
         let clock = ContinuousClock()
         let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
@@ -354,13 +355,9 @@ struct RequestExecution {
             }
             let httpRequest = HTTPRequest(
                 method: request.method, url: url, headers: headers, body: body,
-                timeouts: timeouts, maxRedirects: followRedirects ? nil : 0, connectTo: target, userAgent: service.userAgent,
-                tls: route.service == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls),
-                tlsPolicy: { [graph, client = service.client] url in
-                    // A redirect's target gets the TLS settings of the service that claims it (nil: the client's).
-                    let target = graph.route(for: url, method: request.method)
-                    return target.service == nil ? nil : target.tls.overlaid(on: client.configuration.tls)
-                }
+                // Redirects are the loader's to follow (below), hop by hop through the policy: never the client's.
+                timeouts: timeouts, maxRedirects: 0, connectTo: target, userAgent: service.userAgent,
+                tls: route.service == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls)
             )
             do {
                 let exchange: AttemptExchange

@@ -142,4 +142,26 @@ import Testing
         #expect(error?.kind == .tlsPin)
         #expect(error?.attempts == 1, "a pin mismatch is not retried")
     }
+
+    @Test func aRedirectIsRoutedAgainSoItsTargetGetsItsOwnServicesPins() async throws {
+        let peer = try await PythonPeer.start(tls: TLSPeerOptions())
+        let loader = try Self.service("""
+              open:
+                hosts: [127.0.0.1]
+                \(Self.trust)
+                retry: { max-attempts: 1 }
+              pinned:
+                hosts: [localhost]
+                retry: { max-attempts: 1 }
+                tls: { pins: ["\(Self.pki.pins["backup"]!)", "\(Self.pki.pins["untrusted"]!)"], ca-file: "\(Self.pki.rootCA)" }
+            """).makeFactory().makeLoader()
+        let target = peer.localhostURL("/bytes/3").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let direct = try await loader.load(Request(url: peer.url("/bytes/3")))
+        #expect(direct.status == 200)
+        // The first hop (127.0.0.1, unpinned) answers 302 to localhost, which the pinned service claims.
+        let error = await #expect(throws: CourierError.self) {
+            try await loader.load(Request(url: peer.url("/redirect-to?status=302&location=\(target)")))
+        }
+        #expect(error?.kind == .tlsPin, "\(String(describing: error))")
+    }
 }
