@@ -14,6 +14,21 @@ struct PolicyLinker {
         self.registry = registry
     }
 
+    /// Authoriser names, sorted, for "did you mean"; built at the first unknown name.
+    private var authoriserNames: [String]?
+    /// Name comparisons left for "did you mean" on unknown authorisers. Each costs a bounded amount (see
+    /// ``Suggestions``), but thousands of services naming unknown authorisers beside a thousand declared ones
+    /// would still cost millions; past the budget the suggestion is only "declare it".
+    private var suggestionComparisonsLeft = 100_000
+
+    private mutating func suggestAuthoriser(for name: String, among authorisers: [String: AuthoriserInstance]) -> String? {
+        let names = authoriserNames ?? authorisers.keys.sorted()
+        authoriserNames = names
+        guard suggestionComparisonsLeft >= names.count else { return nil }
+        suggestionComparisonsLeft -= names.count
+        return Suggestions.didYouMean(name, in: names)
+    }
+
     private mutating func report(_ rule: PolicyRule, _ message: String, at location: SourceLocation, suggestion: String? = nil) {
         diagnostics.append(Diagnostic(rule.severity, rule: rule.id, message: message, suggestion: suggestion, at: location))
     }
@@ -111,8 +126,7 @@ struct PolicyLinker {
                 }
             } else {
                 report(.unknownAuthoriser, "service '\(parsed.name)' uses authoriser '\(name)', which no file declares", at: entry.location,
-                       suggestion: (authorisers.count <= 1000 ? Suggestions.didYouMean(name, in: Array(authorisers.keys).sorted()) : nil)
-                           ?? "declare it under 'authorisers:'")
+                       suggestion: suggestAuthoriser(for: name, among: authorisers) ?? "declare it under 'authorisers:'")
             }
         }
         let fallbackEntries = own.touches("fallbacks") ? own.children(of: "fallbacks") : []
