@@ -45,9 +45,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `host` is an IPv4 dotted quad or an IPv6 literal (no brackets).
     public static func isIPLiteral(_ host: String) -> Bool {
-        if host.contains(":") {
-            return !host.isEmpty && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        }
+        if host.contains(":") { return IPv6Literal.isValid(host) }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
             && parts.allSatisfy { p in
