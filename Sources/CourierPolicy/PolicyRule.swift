@@ -37,8 +37,6 @@ public struct PolicyRule: Sendable, Hashable {
     public static let tooManyNodes = PolicyRule(id: "too-many-nodes", severity: .error, summary: "The document expands (aliases counted at every use) to more than PolicyLimits.maxNodes nodes.")
     /// `too-many-includes`: A compilation reads more than PolicyLimits.maxIncludes files.
     public static let tooManyIncludes = PolicyRule(id: "too-many-includes", severity: .error, summary: "A compilation reads more than PolicyLimits.maxIncludes files.")
-    /// `too-many-diagnostics`: A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.
-    public static let tooManyDiagnostics = PolicyRule(id: "too-many-diagnostics", severity: .warning, summary: "A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.")
     /// `duplicate-key`: A mapping has the same key twice (reported at the second).
     public static let duplicateKey = PolicyRule(id: "duplicate-key", severity: .error, summary: "A mapping has the same key twice (reported at the second).")
 
@@ -142,17 +140,19 @@ public struct PolicyRule: Sendable, Hashable {
     public static let singlePin = PolicyRule(id: "single-pin", severity: .warning, summary: "TLS pinning with one pin and no backup pin.")
     /// `retry-exceeds-timeout`: The retry curve's worst case does not fit timeouts.total, or connect > total.
     public static let retryExceedsTimeout = PolicyRule(id: "retry-exceeds-timeout", severity: .warning, summary: "The retry curve's worst case does not fit timeouts.total, or connect > total.")
+    /// `too-many-diagnostics`: A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.
+    public static let tooManyDiagnostics = PolicyRule(id: "too-many-diagnostics", severity: .warning, summary: "A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.")
 
     /// Every rule, in catalogue order.
     public static let all: [PolicyRule] = [
         fileUnreadable, fileTooLarge, invalidEncoding, yamlSyntax, nestingTooDeep, tooManyNodes, tooManyIncludes,
-        tooManyDiagnostics, duplicateKey, missingVersion, unsupportedVersion, unknownKey, wrongType, invalidValue, invalidDuration,
+        duplicateKey, missingVersion, unsupportedVersion, unknownKey, wrongType, invalidValue, invalidDuration,
         invalidSize, invalidRate, invalidSecretReference, includeMissing, includeCycle, duplicateService,
         duplicateAuthoriser, invalidMaxAttempts, backoffInitialExceedsMax, unknownJitter, invalidRetryCondition,
         invalidMethod, unknownAuthoriser, unknownPlugin, unknownSetting, missingSetting, invalidSetting,
         invalidHostPattern, serviceWithoutHosts, hostClaimedTwice, invalidFallback, fallbackCycle, invalidEndpoint,
         invalidPin, invalidTLSVersion, caFileMissing,
         credentialsOverHTTP, secretLiteral, nonIdempotentRetry, unboundedBackoff, unreachableRule, unusedAuthoriser,
-        singlePin, retryExceedsTimeout,
+        singlePin, retryExceedsTimeout, tooManyDiagnostics,
     ]
 }
