@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierLintTests",
-            dependencies: ["CourierCore", "CourierPolicy", "CourierLint"],
+            dependencies: ["CourierCore", "CourierPolicy", "CourierLint", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
         .testTarget(

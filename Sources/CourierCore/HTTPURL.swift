@@ -55,7 +55,8 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses an absolute http(s) URL; returns nil for anything else (relative references, other schemes,
-    /// empty hosts, ports out of range, spaces or control characters anywhere).
+    /// empty hosts, ports out of range, spaces or control characters anywhere, brackets around anything but an
+    /// IPv6 address). The ``description`` of every URL it returns parses back to the same URL.
     public init?(_ string: String) {
         guard let parsed = HTTPURL.parse(Substring(string)) else { return nil }
         self = parsed
@@ -142,7 +143,8 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return nil }
             host = authority[authority.index(after: authority.startIndex)..<close]
-            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+            // RFC 3986 IP-literal: an IPv6 address only (a bracketed name or IPv4 address is not one).
+            guard IPv6Literal.isValid(host) else { return nil }
             authority = authority[authority.index(after: close)...]
             if !authority.isEmpty {
                 guard authority.hasPrefix(":") else { return nil }

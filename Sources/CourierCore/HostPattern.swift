@@ -45,9 +45,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `host` is an IPv4 dotted quad or an IPv6 literal (no brackets).
     public static func isIPLiteral(_ host: String) -> Bool {
-        if host.contains(":") {
-            return !host.isEmpty && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        }
+        if host.contains(":") { return IPv6Literal.isValid(host) }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
             && parts.allSatisfy { p in
@@ -63,7 +61,11 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
         if host.utf8.count > 253 { return .init(reason: "the host is longer than 253 characters") }
         for label in host.split(separator: ".", omittingEmptySubsequences: false) {
             if label.isEmpty { return .init(reason: "the host has an empty label ('..' or a leading or trailing dot)") }
-            if label.utf8.count > 63 { return .init(reason: "the label '\(label)' is longer than 63 characters") }
+            if label.utf8.count > 63 {
+                // Quoted shortened: the label may be any length, and an alias may repeat it.
+                let shown = label.prefix(57)
+                return .init(reason: "the label '\(shown)\(shown.endIndex < label.endIndex ? "..." : "")' is longer than 63 characters")
+            }
             if label.hasPrefix("-") || label.hasSuffix("-") {
                 return .init(reason: "the label '\(label)' starts or ends with '-'")
             }

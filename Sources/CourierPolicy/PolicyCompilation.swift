@@ -1,10 +1,12 @@
 public import CourierCore
 
-/// The result of compiling a policy: the graph when there is no error, and every diagnostic of every file read.
+/// The result of compiling a policy: the graph when there is no error, and the diagnostics of every file read.
 public struct PolicyCompilation: Sendable {
     /// The compiled graph; nil when any diagnostic is an error.
     public var graph: PolicyGraph?
-    /// Every diagnostic of every file read, sorted by file, line and column.
+    /// Every diagnostic of every file read, sorted by file, line and column; at most
+    /// ``PolicyLimits/maxDiagnosticsPerFile`` per file, and then one `too-many-diagnostics` warning counting the
+    /// rest.
     public var diagnostics: [Diagnostic]
     /// The root file and every included file read, root first, as paths relative to where the root was given.
     public var files: [String]

@@ -140,6 +140,8 @@ public struct PolicyRule: Sendable, Hashable {
     public static let singlePin = PolicyRule(id: "single-pin", severity: .warning, summary: "TLS pinning with one pin and no backup pin.")
     /// `retry-exceeds-timeout`: The retry curve's worst case does not fit timeouts.total, or connect > total.
     public static let retryExceedsTimeout = PolicyRule(id: "retry-exceeds-timeout", severity: .warning, summary: "The retry curve's worst case does not fit timeouts.total, or connect > total.")
+    /// `too-many-diagnostics`: A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.
+    public static let tooManyDiagnostics = PolicyRule(id: "too-many-diagnostics", severity: .warning, summary: "A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.")
 
     /// Every rule, in catalogue order.
     public static let all: [PolicyRule] = [
@@ -151,6 +153,6 @@ public struct PolicyRule: Sendable, Hashable {
         invalidHostPattern, serviceWithoutHosts, hostClaimedTwice, invalidFallback, fallbackCycle, invalidEndpoint,
         invalidPin, invalidTLSVersion, caFileMissing,
         credentialsOverHTTP, secretLiteral, nonIdempotentRetry, unboundedBackoff, unreachableRule, unusedAuthoriser,
-        singlePin, retryExceedsTimeout,
+        singlePin, retryExceedsTimeout, tooManyDiagnostics,
     ]
 }

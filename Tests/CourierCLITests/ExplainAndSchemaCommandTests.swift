@@ -37,6 +37,10 @@ import Testing
     @Test(arguments: [
         (["explain", "clean/app.yaml", "ftp://example.com/"], "is not an absolute http or https URL"),
         (["explain", "clean/app.yaml", "/relative"], "is not an absolute http or https URL"),
+        // Brackets hold an IPv6 address only (issue 12: `[１]` made fetch exit 6, `[1]:9` fetched host 1).
+        (["explain", "clean/app.yaml", "http://[1]:9/"], "is not an absolute http or https URL"),
+        (["fetch", "http://[１]/"], "is not an absolute http or https URL"),
+        (["fetch", "http://[1]:9/"], "is not an absolute http or https URL"),
         (["explain", "clean/app.yaml", "https://example.com/", "-X", "GE T"], "is not a valid HTTP method"),
         (["explain", "clean/app.yaml"], "Missing expected argument '<url>'"),
         (["explain", "nope.yaml", "https://example.com/"], "no such policy file: 'nope.yaml'"),

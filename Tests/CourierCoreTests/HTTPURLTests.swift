@@ -31,6 +31,52 @@ import Testing
         #expect(url.description == "http://[::1]:8080/a")
     }
 
+    /// Every bracketed form RFC 3986's IPv6address allows, with the host each parses to.
+    @Test(arguments: [
+        ("http://[::]/", "::"), ("http://[::1]/", "::1"), ("http://[1::]/", "1::"),
+        ("http://[1:2:3:4:5:6:7:8]/", "1:2:3:4:5:6:7:8"), ("http://[1:2:3:4:5:6:7::]/", "1:2:3:4:5:6:7::"),
+        ("http://[::2:3:4:5:6:7:8]/", "::2:3:4:5:6:7:8"), ("http://[1::8]/", "1::8"),
+        ("http://[2001:DB8::A]:8080/x", "2001:db8::a"), ("http://[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]/", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"),
+        ("http://[::ffff:192.0.2.1]/", "::ffff:192.0.2.1"), ("http://[1:2:3:4:5:6:0.0.0.0]/", "1:2:3:4:5:6:0.0.0.0"),
+        ("http://[1:2:3:4:5::255.255.255.255]/", "1:2:3:4:5::255.255.255.255"), ("http://[::1.2.3.4]/", "::1.2.3.4"),
+    ])
+    func acceptsEveryIPv6Form(_ text: String, _ host: String) throws {
+        let url = try #require(HTTPURL(text))
+        #expect(url.host == host)
+        #expect(url.isIPv6Literal)
+        #expect(HTTPURL(url.description) == url, "\(url.description) parses back")
+    }
+
+    /// Brackets around anything but an IPv6 address, found by fuzzing: `[１]` (full-width digit one) parsed to
+    /// a host whose description did not parse again, and `[1]` was fetched as host `1`.
+    @Test(arguments: [
+        "http://[１]/", "http://[1]/", "http://[1]:9/", "http://[]/", "http://[::１]/", "http://[a.b]/",
+        "http://[192.0.2.1]/", "http://[example.com]/", "http://[:]/", "http://[:::]/", "http://[1:::2]/",
+        "http://[1::2::3]/", "http://[:1::]/", "http://[::1:]/", "http://[1:2:3:4:5:6:7]/",
+        "http://[1:2:3:4:5:6:7:8:9]/", "http://[1:2:3:4:5:6:7:8::]/", "http://[::1:2:3:4:5:6:7:8]/",
+        "http://[12345::]/", "http://[g::]/", "http://[::1%25eth0]/", "http://[fe80::1%eth0]/", "http://[v1.x]/",
+        "http://[::1.2.3]/", "http://[::1.2.3.4.5]/", "http://[::256.0.0.0]/", "http://[::01.2.3.4]/",
+        "http://[1.2.3.4::]/", "http://[1:2:3:4:5:6:7:1.2.3.4]/", "http://[::1]x/", "http://[::1]:/",
+        "http://[::1]:0/", "http://[::1]]/", "http://[[::1]/", "http://[::1/", "http://::1/",
+    ])
+    func refusesBracketsAroundAnythingButIPv6(_ text: String) {
+        #expect(HTTPURL(text) == nil)
+    }
+
+    @Test func descriptionsParseBackToTheSameURL() throws {
+        // Mixed cases, default and explicit ports, empty paths, queries with '?' and '/', dot segments kept.
+        let texts = [
+            "HTTP://Example.COM", "https://example.com:443", "http://a.b:080/x/../y?q=/?#f", "http://h?x",
+            "http://[::1]", "https://[2001:DB8::1]:8443/p%20q?r", "http://h//double//slash/", "http://h/é?ü",
+            "http://1.2.3.4:65535/", "http://under_score.example~/",
+        ]
+        for text in texts {
+            let url = try #require(HTTPURL(text), "\(text)")
+            #expect(HTTPURL(url.description) == url, "\(text) → \(url.description)")
+            #expect(HTTPURL(url.description)?.description == url.description)
+        }
+    }
+
     @Test(arguments: [
         "", "example.com", "ftp://example.com/", "http://", "http:///path", "http://a b.com/", "http://example.com/a b",
         "http://example.com:0/", "http://example.com:65536/", "http://example.com:x/", "http://user:pw@example.com/",

@@ -34,7 +34,39 @@ struct CompilationSession {
         // An aliased node is checked wherever it is used; say each thing once.
         var seen: Set<Diagnostic> = []
         let unique = diagnostics.filter { seen.insert($0).inserted }
-        return PolicyCompilation(graph: graph, diagnostics: unique.sorted(by: CompilationSession.order), files: files)
+        return PolicyCompilation(graph: graph, diagnostics: Self.capped(unique, perFile: limits.maxDiagnosticsPerFile), files: files)
+    }
+
+    /// The diagnostics sorted, with at most `limit` per file: a file with more keeps its errors before its
+    /// warnings, then the earliest, and gets one `too-many-diagnostics` warning, just after its last
+    /// diagnostic's position, counting the rest. Errors come first so that a file with errors still shows errors (the
+    /// warning is never the only sign of them). The one place the cap is applied.
+    static func capped(_ diagnostics: [Diagnostic], perFile limit: Int) -> [Diagnostic] {
+        var byFile: [String: [Diagnostic]] = [:]
+        for d in diagnostics { byFile[d.location.file, default: []].append(d) }
+        let limit = max(0, limit)
+        guard byFile.values.contains(where: { $0.count > limit }) else { return diagnostics.sorted(by: order) }
+        func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+        var kept: [Diagnostic] = []
+        for list in byFile.values {
+            guard list.count > limit else {
+                kept += list
+                continue
+            }
+            let ranked = list.sorted { $0.severity != $1.severity ? $0.severity > $1.severity : order($0, $1) }
+            let omitted = ranked[limit...]
+            let errors = omitted.count { $0.severity == .error }
+            // Just after the file's last diagnostic, so that it is printed last.
+            var after = list.lazy.map(\.location).max()!
+            after.column += 1
+            kept += ranked[..<limit]
+            kept.append(Diagnostic(
+                PolicyRule.tooManyDiagnostics.severity, rule: PolicyRule.tooManyDiagnostics.id,
+                message: "\(plural(omitted.count, "more diagnostic")) in this file \(omitted.count == 1 ? "is" : "are") not shown: "
+                    + "\(plural(errors, "error")), \(plural(omitted.count - errors, "warning"))",
+                suggestion: "fix the diagnostics shown and lint again", at: after))
+        }
+        return kept.sorted(by: order)
     }
 
     static func order(_ a: Diagnostic, _ b: Diagnostic) -> Bool {
@@ -81,7 +113,7 @@ struct CompilationSession {
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         let composed = YAMLComposer(limits: limits).compose(text, duplicates: &duplicates)
         for d in duplicates {
-            report(.duplicateKey, "duplicate key '\(d.key)'; a mapping may have each key once (this one would silently replace the first)",
+            report(.duplicateKey, "duplicate key '\(d.key.abbreviated)'; a mapping may have each key once (this one would silently replace the first)",
                    at: SourceLocation(file: path, line: d.line, column: d.column), suggestion: "remove or merge one of the two")
         }
         let tree: YAMLTree
@@ -98,18 +130,18 @@ struct CompilationSession {
         stack.append(canonical)
         for include in file.includes {
             guard let target = PolicyFileSystem.canonicalPath(include.path) else {
-                report(.includeMissing, "included file '\(include.path)' does not exist", at: include.location,
+                report(.includeMissing, "included file '\(include.path.abbreviated)' does not exist", at: include.location,
                        suggestion: "include paths are relative to the file that includes them")
                 continue
             }
             guard SystemCall.isRegularFile(target) else {
-                report(.includeMissing, "included path '\(include.path)' is not a regular file", at: include.location,
+                report(.includeMissing, "included path '\(include.path.abbreviated)' is not a regular file", at: include.location,
                        suggestion: "include names policy files, not directories")
                 continue
             }
             if stack.contains(target) {
                 let chain = (stack.drop { $0 != target } + [target]).map(Self.shortName).joined(separator: " → ")
-                report(.includeCycle, "including '\(include.path)' makes a cycle: \(chain)", at: include.location,
+                report(.includeCycle, "including '\(include.path.abbreviated)' makes a cycle: \(chain)", at: include.location,
                        suggestion: "move what both files need into a third file that both include")
                 continue
             }

@@ -14,6 +14,21 @@ struct PolicyLinker {
         self.registry = registry
     }
 
+    /// Authoriser names, sorted, for "did you mean"; built at the first unknown name.
+    private var authoriserNames: [String]?
+    /// Name comparisons left for "did you mean" on unknown authorisers. Each costs a bounded amount (see
+    /// ``Suggestions``), but thousands of services naming unknown authorisers beside a thousand declared ones
+    /// would still cost millions; past the budget the suggestion is only "declare it".
+    private var suggestionComparisonsLeft = 100_000
+
+    private mutating func suggestAuthoriser(for name: String, among authorisers: [String: AuthoriserInstance]) -> String? {
+        let names = authoriserNames ?? authorisers.keys.sorted()
+        authoriserNames = names
+        guard suggestionComparisonsLeft >= names.count else { return nil }
+        suggestionComparisonsLeft -= names.count
+        return Suggestions.didYouMean(name, in: names)
+    }
+
     private mutating func report(_ rule: PolicyRule, _ message: String, at location: SourceLocation, suggestion: String? = nil) {
         diagnostics.append(Diagnostic(rule.severity, rule: rule.id, message: message, suggestion: suggestion, at: location))
     }
@@ -35,7 +50,7 @@ struct PolicyLinker {
         for file in files {
             for a in file.authorisers {
                 if let first = authorisers[a.instance.name] {
-                    report(.duplicateAuthoriser, "authoriser '\(a.instance.name)' is already declared at \(first.definedAt)", at: a.location,
+                    report(.duplicateAuthoriser, "authoriser '\(a.instance.name.abbreviated)' is already declared at \(first.definedAt)", at: a.location,
                            suggestion: "rename one of them")
                     continue
                 }
@@ -53,7 +68,7 @@ struct PolicyLinker {
         for file in files {
             for parsed in file.services {
                 if let first = serviceNames[parsed.name] {
-                    report(.duplicateService, "service '\(parsed.name)' is already declared at \(first)", at: parsed.location,
+                    report(.duplicateService, "service '\(parsed.name.abbreviated)' is already declared at \(first)", at: parsed.location,
                            suggestion: "service names must be unique across all included files; rename one")
                     continue
                 }
@@ -68,8 +83,8 @@ struct PolicyLinker {
         checkFallbackCycles(services)
         // An authoriser without a plugin type was already reported as broken.
         for a in authoriserOrder where !usedAuthorisers.contains(a.instance.name) && !a.instance.plugin.isEmpty {
-            report(.unusedAuthoriser, "authoriser '\(a.instance.name)' is not used by any service", at: a.location,
-                   suggestion: "assign it with 'authoriser: \(a.instance.name)' in a service, or remove it")
+            report(.unusedAuthoriser, "authoriser '\(a.instance.name.abbreviated)' is not used by any service", at: a.location,
+                   suggestion: "assign it with 'authoriser: \(a.instance.name.abbreviated)' in a service, or remove it")
         }
         return PolicyGraph(version: 1, services: services, authorisers: authorisers, defaults: defaults, files: fileList)
     }
@@ -82,13 +97,13 @@ struct PolicyLinker {
     ) {
         let own = parsed.layer
         if parsed.hosts.isEmpty && !parsed.hostsInvalid {
-            report(.serviceWithoutHosts, "service '\(parsed.name)' claims no hosts, so no request can ever use it", at: parsed.hostsLocation ?? parsed.location,
+            report(.serviceWithoutHosts, "service '\(parsed.name.abbreviated)' claims no hosts, so no request can ever use it", at: parsed.hostsLocation ?? parsed.location,
                    suggestion: "add 'hosts: [api.example.com]'")
         }
         var ownWildcards: Set<String> = []
         for (pattern, location) in parsed.hosts {
             if let first = claimed[pattern] {
-                let whom = first.service == parsed.name ? "this service already" : "service '\(first.service)'"
+                let whom = first.service == parsed.name ? "this service already" : "service '\(first.service.abbreviated)'"
                 report(.hostClaimedTwice, "host '\(pattern)' is already claimed by \(whom) at \(first.location)", at: location,
                        suggestion: "a host belongs to one service; remove it from one of them")
             } else {
@@ -106,34 +121,33 @@ struct PolicyLinker {
         if let entry = own["authoriser"], let name = service.authoriser {
             if let instance = authorisers[name] {
                 if service.scheme == .http && !instance.allowPlainHTTP {
-                    report(.credentialsOverHTTP, "service '\(parsed.name)' is plain http, so authoriser '\(name)' would send credentials in clear text (the loader refuses unless allowed)",
+                    report(.credentialsOverHTTP, "service '\(parsed.name.abbreviated)' is plain http, so authoriser '\(name.abbreviated)' would send credentials in clear text (the loader refuses unless allowed)",
                            at: entry.location, suggestion: "use 'scheme: https', or set 'allow-plain-http: true' on the authoriser if this is deliberate")
                 }
             } else {
-                report(.unknownAuthoriser, "service '\(parsed.name)' uses authoriser '\(name)', which no file declares", at: entry.location,
-                       suggestion: (authorisers.count <= 1000 ? Suggestions.didYouMean(name, in: Array(authorisers.keys).sorted()) : nil)
-                           ?? "declare it under 'authorisers:'")
+                report(.unknownAuthoriser, "service '\(parsed.name.abbreviated)' uses authoriser '\(name.abbreviated)', which no file declares", at: entry.location,
+                       suggestion: suggestAuthoriser(for: name, among: authorisers) ?? "declare it under 'authorisers:'")
             }
         }
         let fallbackEntries = own.touches("fallbacks") ? own.children(of: "fallbacks") : []
         let exactHosts = fallbackEntries.isEmpty ? [] : Set(parsed.hosts.filter { !$0.pattern.isWildcard }.map(\.pattern.name))
         for (host, entry) in fallbackEntries where !exactHosts.contains(host) {
-            report(.unreachableRule, "fallbacks for '\(host)' never apply: service '\(parsed.name)' does not claim '\(host)' exactly", at: entry.location,
-                   suggestion: "add '\(host)' to hosts, or remove the entry")
+            report(.unreachableRule, "fallbacks for '\(host.abbreviated)' never apply: service '\(parsed.name.abbreviated)' does not claim '\(host.abbreviated)' exactly", at: entry.location,
+                   suggestion: "add '\(host.abbreviated)' to hosts, or remove the entry")
         }
         if service.scheme == .http && own.touches("tls") {
             let location = own.entries.filter { $0.key.hasPrefix("tls.") }.map(\.value.location).min() ?? parsed.location
-            report(.unreachableRule, "the tls rules of service '\(parsed.name)' never apply: it is plain http", at: location, suggestion: "use 'scheme: https' or remove 'tls'")
+            report(.unreachableRule, "the tls rules of service '\(parsed.name.abbreviated)' never apply: it is plain http", at: location, suggestion: "use 'scheme: https' or remove 'tls'")
         }
         if let pins = own["tls.pins"], service.tls.pins.count == 1 {
-            report(.singlePin, "service '\(parsed.name)' pins one key only; when that key is rotated every client fails until it is updated", at: pins.location,
+            report(.singlePin, "service '\(parsed.name.abbreviated)' pins one key only; when that key is rotated every client fails until it is updated", at: pins.location,
                    suggestion: "add a backup pin (the SPKI hash of the next key, kept offline)")
         }
         if own["rate-limit.burst"] != nil && service.rateLimit.perEndpoint == nil, let burst = own["rate-limit.burst"] {
             report(.unreachableRule, "rate-limit.burst has no effect without requests-per-second", at: burst.location, suggestion: "add 'requests-per-second'")
         }
         if own.touches("retry", "timeouts") {
-            checkRetry(merged: merged, own: own, retry: service.retry, timeouts: service.timeouts, owner: "service '\(parsed.name)'", anchor: parsed.location)
+            checkRetry(merged: merged, own: own, retry: service.retry, timeouts: service.timeouts, owner: "service '\(parsed.name.abbreviated)'", anchor: parsed.location)
         }
     }
 
@@ -216,7 +230,7 @@ struct PolicyLinker {
                     let recent = path.suffix(20).map(\.host)
                     let chain = recent.contains(target) ? Array(recent.drop { $0 != target }) + [target] : ["…"] + recent + [target]
                     let message = target == top.host
-                        ? "host '\(top.host)' lists itself as its own fallback"
+                        ? "host '\(top.host.abbreviated)' lists itself as its own fallback"
                         : "fallbacks form a cycle: \(chain.joined(separator: " → "))"
                     report(.fallbackCycle, message, at: edges[top.host]!.location,
                            suggestion: "a fallback must be a different host that does not fall back to this one")

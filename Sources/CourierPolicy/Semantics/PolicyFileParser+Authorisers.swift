@@ -35,7 +35,7 @@ extension PolicyFileParser {
         }
         guard let plugin, let pluginNode else {
             if !pairs.contains(where: { $0.key == "plugin" }) {
-                report(.missingSetting, "authoriser '\(name)' has no 'plugin'", at: nameNode,
+                report(.missingSetting, "authoriser '\(name.abbreviated)' has no 'plugin'", at: nameNode,
                        suggestion: "add 'plugin:' with one of \(registry.typeNames.joined(separator: ", "))")
             }
             // Still declare the name, so services that use it do not also get "unknown authoriser".
@@ -45,7 +45,7 @@ extension PolicyFileParser {
         }
         let descriptor = registry[plugin]
         if descriptor == nil {
-            report(.unknownPlugin, "authoriser '\(name)' uses plugin type '\(plugin)', which is not registered (known: \(registry.typeNames.joined(separator: ", ")))",
+            report(.unknownPlugin, "authoriser '\(name.abbreviated)' uses plugin type '\(plugin.abbreviated)', which is not registered (known: \(registry.typeNames.joined(separator: ", ")))",
                    at: pluginNode, suggestion: Suggestions.didYouMean(plugin, in: registry.typeNames))
         }
         var settings: [String: PolicyValue] = [:]
@@ -60,7 +60,7 @@ extension PolicyFileParser {
                     settingNodes[key] = k
                     if let descriptor {
                         guard let spec = descriptor.setting(named: key) else {
-                            report(.unknownSetting, "plugin '\(plugin)' has no setting '\(key)' (it accepts \(descriptor.settings.map(\.name).joined(separator: ", ")))",
+                            report(.unknownSetting, "plugin '\(plugin.abbreviated)' has no setting '\(key.abbreviated)' (it accepts \(descriptor.settings.map(\.name).joined(separator: ", ")))",
                                    at: k, suggestion: Suggestions.didYouMean(key, in: descriptor.settings.map(\.name)))
                             continue
                         }
@@ -76,7 +76,7 @@ extension PolicyFileParser {
         if let descriptor {
             let anchor = settingsKeyNode ?? nameNode
             for spec in descriptor.settings where spec.required && settingNodes[spec.name] == nil {
-                report(.missingSetting, "plugin '\(plugin)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst.withoutFinalPeriod))", at: anchor,
+                report(.missingSetting, "plugin '\(plugin.abbreviated)' requires the setting '\(spec.name)' (\(spec.summary.lowercasedFirst.withoutFinalPeriod))", at: anchor,
                        suggestion: "add '\(spec.name):' under settings")
             }
             for problem in descriptor.crossCheck(settings) {
@@ -91,7 +91,7 @@ extension PolicyFileParser {
     }
 
     mutating func setting(_ node: Int, spec: AuthoriserTypeDescriptor.Setting, plugin: String) -> PolicyValue? {
-        let what = "setting '\(spec.name)' of plugin '\(plugin)'"
+        let what = "setting '\(spec.name)' of plugin '\(plugin.abbreviated)'"
         switch spec.kind {
         case .string, .secret, .url, .headerName, .choice:
             guard let (text, _) = scalar(node), !isNull(node) else {
@@ -114,7 +114,7 @@ extension PolicyFileParser {
                     }
                 case .url:
                     guard let url = HTTPURL(literal) else {
-                        report(.invalidSetting, "\(what) must be an absolute http(s) URL, not '\(literal)'", at: node)
+                        report(.invalidSetting, "\(what) must be an absolute http(s) URL, not '\(literal.abbreviated)'", at: node)
                         return nil
                     }
                     if url.scheme == "http" && url.host != "localhost" && url.host != "127.0.0.1" && url.host != "::1" {
@@ -122,12 +122,12 @@ extension PolicyFileParser {
                     }
                 case .headerName:
                     guard !literal.isEmpty, literal.utf8.allSatisfy(HTTPMethod.isTokenCharacter) else {
-                        report(.invalidSetting, "\(what) must be a header name, not '\(literal)'", at: node)
+                        report(.invalidSetting, "\(what) must be a header name, not '\(literal.abbreviated)'", at: node)
                         return nil
                     }
                 case .choice(let options):
                     guard options.contains(literal) else {
-                        report(.invalidSetting, "\(what) must be one of \(options.joined(separator: ", ")), not '\(literal)'", at: node,
+                        report(.invalidSetting, "\(what) must be one of \(options.joined(separator: ", ")), not '\(literal.abbreviated)'", at: node,
                                suggestion: Suggestions.didYouMean(literal, in: options))
                         return nil
                     }

@@ -19,16 +19,16 @@ extension PolicyFileParser {
             case "endpoints":
                 for (prefix, prefixNode, body) in dictionary(value, what: "rate-limit.endpoints") {
                     guard prefix.hasPrefix("/") else {
-                        report(.invalidEndpoint, "endpoint key '\(prefix)' must be a path starting with '/'", at: prefixNode,
-                               suggestion: prefix.contains("/") ? "write the path only, without the host" : "write '/\(prefix)'")
+                        report(.invalidEndpoint, "endpoint key '\(prefix.abbreviated)' must be a path starting with '/'", at: prefixNode,
+                               suggestion: prefix.contains("/") ? "write the path only, without the host" : "write '/\(prefix.abbreviated)'")
                         continue
                     }
                     if prefix.contains("?") || prefix.contains("#") {
-                        report(.unreachableRule, "endpoint '\(prefix)' can never match: endpoints match paths, and the query or fragment is not part of the path", at: prefixNode, suggestion: "remove everything from '?' or '#'")
+                        report(.unreachableRule, "endpoint '\(prefix.abbreviated)' can never match: endpoints match paths, and the query or fragment is not part of the path", at: prefixNode, suggestion: "remove everything from '?' or '#'")
                     } else if prefix == "/" {
                         report(.unreachableRule, "endpoint '/' matches only the root path itself, not every path", at: prefixNode, suggestion: "to limit every path, set requests-per-second on rate-limit itself")
                     } else if prefix.count > 1 && prefix.hasSuffix("/") {
-                        report(.unreachableRule, "endpoint '\(prefix)' ends with '/', so it matches only that exact path, never the paths below it", at: prefixNode, suggestion: "write '\(prefix.dropLast())'")
+                        report(.unreachableRule, "endpoint '\(prefix.abbreviated)' ends with '/', so it matches only that exact path, never the paths below it", at: prefixNode, suggestion: "write '\(prefix.dropLast().abbreviated)'")
                     }
                     guard let limitPairs = mapping(body, PolicyLanguage.endpointLimit) else { continue }
                     var rps: Double?
@@ -36,16 +36,16 @@ extension PolicyFileParser {
                     var ok = true
                     for (lkey, _, lvalue) in limitPairs {
                         if lkey == "requests-per-second" {
-                            rps = rate(lvalue, key: "\(path).\(prefix).\(lkey)")
+                            rps = rate(lvalue, key: "\(path).\(prefix.abbreviated).\(lkey)")
                             ok = ok && rps != nil
                         } else {
-                            burstValue = burst(lvalue, key: "\(path).\(prefix).\(lkey)")
+                            burstValue = burst(lvalue, key: "\(path).\(prefix.abbreviated).\(lkey)")
                             ok = ok && burstValue != nil
                         }
                     }
                     guard ok else { continue }
                     guard let r = rps else {
-                        report(.invalidRate, "endpoint '\(prefix)' needs a requests-per-second", at: body, suggestion: "add 'requests-per-second: 2'")
+                        report(.invalidRate, "endpoint '\(prefix.abbreviated)' needs a requests-per-second", at: body, suggestion: "add 'requests-per-second: 2'")
                         continue
                     }
                     let limit = RateLimit(requestsPerSecond: r, burst: burstValue ?? defaultBurst(r))

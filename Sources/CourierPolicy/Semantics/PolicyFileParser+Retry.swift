@@ -41,7 +41,7 @@ extension PolicyFileParser {
                         ok = false
                         let hint = Suggestions.didYouMean(text, in: RetryPolicy.Condition.tokens)
                             ?? "use connect-error, timeout, connection-lost or a status code from 100 to 599"
-                        report(.invalidRetryCondition, "'\(text)' is not a retry condition", at: item, suggestion: hint)
+                        report(.invalidRetryCondition, "'\(text.abbreviated)' is not a retry condition", at: item, suggestion: hint)
                     }
                 }
                 if ok && list(value, key: nil) != nil { layer.set(path, .conditions(conditions), at: at) }
@@ -57,10 +57,10 @@ extension PolicyFileParser {
                     let method = HTTPMethod(text)
                     if !method.isValidToken {
                         ok = false
-                        report(.invalidMethod, "'\(text)' is not an HTTP method", at: item)
+                        report(.invalidMethod, "'\(text.abbreviated)' is not an HTTP method", at: item)
                     } else if text != text.uppercased(), HTTPMethod.standard.contains(HTTPMethod(text.uppercased())) {
                         ok = false
-                        report(.invalidMethod, "methods are case-sensitive and '\(text)' is not '\(text.uppercased())'", at: item, suggestion: "did you mean '\(text.uppercased())'?")
+                        report(.invalidMethod, "methods are case-sensitive and '\(text.abbreviated)' is not '\(text.uppercased())'", at: item, suggestion: "did you mean '\(text.uppercased())'?")
                     } else {
                         methods.append(method)
                     }
@@ -98,7 +98,7 @@ extension PolicyFileParser {
                 if !text.isEmpty && text.utf8.allSatisfy(HTTPMethod.isTokenCharacter) {
                     layer.set(path, .string(text), at: at)
                 } else {
-                    report(.invalidValue, "'\(text)' is not a valid header name", at: value, suggestion: "use a token such as 'Idempotency-Key'")
+                    report(.invalidValue, "'\(text.abbreviated)' is not a valid header name", at: value, suggestion: "use a token such as 'Idempotency-Key'")
                 }
             default:
                 unhandled(key, keyNode)
@@ -138,7 +138,7 @@ extension PolicyFileParser {
                     layer.set(path, .jitter(j), at: at)
                 } else {
                     let names = BackoffPolicy.Jitter.allCases.map(\.rawValue)
-                    report(.unknownJitter, "unknown jitter '\(text)'; it is one of \(names.joined(separator: ", "))", at: value,
+                    report(.unknownJitter, "unknown jitter '\(text.abbreviated)'; it is one of \(names.joined(separator: ", "))", at: value,
                            suggestion: Suggestions.didYouMean(text, in: names))
                 }
             default:

@@ -29,7 +29,7 @@ extension PolicyFileParser {
                     case .success(let pattern): service.hosts.append((pattern, location(item)))
                     case .failure(let problem):
                         service.hostsInvalid = true
-                        report(.invalidHostPattern, "'\(text)' is not a valid host pattern: \(problem.reason)", at: item)
+                        report(.invalidHostPattern, "'\(text.abbreviated)' is not a valid host pattern: \(problem.reason)", at: item)
                     }
                 }
             case "scheme":
@@ -40,7 +40,7 @@ extension PolicyFileParser {
                 if let scheme = ServicePolicy.Scheme(rawValue: text) {
                     layer.set("scheme", .scheme(scheme), at: at)
                 } else {
-                    report(.invalidValue, "scheme '\(text)' is not https or http", at: value,
+                    report(.invalidValue, "scheme '\(text.abbreviated)' is not https or http", at: value,
                            suggestion: Suggestions.didYouMean(text, in: ["https", "http"]))
                 }
             case "authoriser":
@@ -57,19 +57,19 @@ extension PolicyFileParser {
                     let pattern: HostPattern
                     switch HostSyntax.pattern(host) {
                     case .failure(let problem):
-                        report(.invalidHostPattern, "fallbacks key '\(host)' is not a valid host: \(problem.reason)", at: hostNode)
+                        report(.invalidHostPattern, "fallbacks key '\(host.abbreviated)' is not a valid host: \(problem.reason)", at: hostNode)
                         continue
                     case .success(let p) where p.isWildcard:
-                        report(.unreachableRule, "fallbacks for '\(host)' can never apply: fallbacks are looked up by the exact host of a request", at: hostNode,
+                        report(.unreachableRule, "fallbacks for '\(host.abbreviated)' can never apply: fallbacks are looked up by the exact host of a request", at: hostNode,
                                suggestion: "list each exact host the service claims")
                         continue
                     case .success(let p): pattern = p
                     }
                     var out: [HostAddress] = []
                     var ok = true
-                    for item in list(addresses, key: "fallbacks.\(host)") ?? [] {
+                    for item in list(addresses, key: "fallbacks.\(host.abbreviated)") ?? [] {
                         guard let (text, _) = scalar(item), let address = HostSyntax.address(text) else {
-                            report(.invalidFallback, "fallback '\(scalar(item)?.0 ?? "")' is not a host, host:port or IP address", at: item)
+                            report(.invalidFallback, "fallback '\((scalar(item)?.0 ?? "").abbreviated)' is not a host, host:port or IP address", at: item)
                             ok = false
                             continue
                         }
@@ -103,12 +103,12 @@ extension PolicyFileParser {
                         continue
                     }
                     guard text.hasPrefix("sha256/") else {
-                        report(.invalidPin, "pin '\(text)' must start with 'sha256/'", at: item, suggestion: "pins are 'sha256/' followed by the base64 of the SHA-256 of the certificate's SubjectPublicKeyInfo")
+                        report(.invalidPin, "pin '\(text.abbreviated)' must start with 'sha256/'", at: item, suggestion: "pins are 'sha256/' followed by the base64 of the SHA-256 of the certificate's SubjectPublicKeyInfo")
                         ok = false
                         continue
                     }
                     guard let bytes = Base64.decode(String(text.dropFirst(7))), bytes.count == 32 else {
-                        report(.invalidPin, "pin '\(text)' is not the base64 of a 32-byte SHA-256 digest", at: item,
+                        report(.invalidPin, "pin '\(text.abbreviated)' is not the base64 of a 32-byte SHA-256 digest", at: item,
                                suggestion: "compute it with: openssl x509 -pubkey -noout -in cert.pem | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64")
                         ok = false
                         continue
@@ -125,7 +125,7 @@ extension PolicyFileParser {
                 if SystemCall.isRegularFile(absolute) {
                     layer.set(path, .string(absolute), at: location(value))
                 } else {
-                    report(.caFileMissing, "tls.ca-file '\(text)' does not exist (looked for \(absolute))", at: value, suggestion: "the path is relative to the file that says it")
+                    report(.caFileMissing, "tls.ca-file '\(text.abbreviated)' does not exist (looked for \(absolute.abbreviated(to: 1024)))", at: value, suggestion: "the path is relative to the file that says it")
                 }
             case "min-version":
                 guard let (text, _) = scalar(value), !isNull(value) else {
@@ -135,9 +135,9 @@ extension PolicyFileParser {
                 if let version = TLSPolicy.Version(rawValue: text) {
                     layer.set(path, .tlsVersion(version), at: location(value))
                 } else if ["1.0", "1.1", "1"].contains(text) {
-                    report(.invalidTLSVersion, "TLS \(text) is obsolete (RFC 8996) and not supported", at: value, suggestion: "write \"1.2\" or \"1.3\"")
+                    report(.invalidTLSVersion, "TLS \(text.abbreviated) is obsolete (RFC 8996) and not supported", at: value, suggestion: "write \"1.2\" or \"1.3\"")
                 } else {
-                    report(.invalidTLSVersion, "'\(text)' is not a TLS version Courier supports", at: value, suggestion: "write \"1.2\" or \"1.3\"")
+                    report(.invalidTLSVersion, "'\(text.abbreviated)' is not a TLS version Courier supports", at: value, suggestion: "write \"1.2\" or \"1.3\"")
                 }
             default: unhandled(key, keyNode)
             }
@@ -163,12 +163,12 @@ extension PolicyFileParser {
                 }
                 if let bytes = DurationFormat.parseSize(text), bytes > 0 {
                     if plain, Int(text) != nil {
-                        report(.wrongType, "cache.max-size is a bare number; write a unit, e.g. '\(text)B' or '10MiB'", at: value)
+                        report(.wrongType, "cache.max-size is a bare number; write a unit, e.g. '\(text.abbreviated)B' or '10MiB'", at: value)
                     } else {
                         layer.set(path, .size(bytes), at: location(value))
                     }
                 } else {
-                    report(.invalidSize, "'\(text)' is not a size", at: value, suggestion: "write a number and a unit without a space: 512KiB, 10MiB, 1GiB")
+                    report(.invalidSize, "'\(text.abbreviated)' is not a size", at: value, suggestion: "write a number and a unit without a space: 512KiB, 10MiB, 1GiB")
                 }
             default: unhandled(key, keyNode)
             }

@@ -33,7 +33,7 @@ extension PolicyFileParser {
 
     func kindName(_ node: Int) -> String {
         switch tree[node].kind {
-        case .scalar(let text, _): return isNull(node) ? "nothing" : "'\(text.count > 40 ? String(text.prefix(40)) + "..." : text)'"
+        case .scalar(let text, _): return isNull(node) ? "nothing" : "'\(text.abbreviated(to: 43))'"
         case .sequence: return "a list"
         case .mapping: return "a mapping"
         }
@@ -98,11 +98,11 @@ extension PolicyFileParser {
             return nil
         }
         if plain, Double(text) != nil {
-            report(.wrongType, "'\(key)' is a bare number, but a duration needs a unit", at: node, suggestion: "write \(text)s (or \(text)ms)")
+            report(.wrongType, "'\(key)' is a bare number, but a duration needs a unit", at: node, suggestion: "write \(text.abbreviated)s (or \(text.abbreviated)ms)")
             return nil
         }
         guard let d = DurationFormat.parse(text) else {
-            report(.invalidDuration, "'\(text)' is not a duration", at: node, suggestion: "write a number and a unit: 250ms, 5s, 2m, 1h (up to 100 days)")
+            report(.invalidDuration, "'\(text.abbreviated)' is not a duration", at: node, suggestion: "write a number and a unit: 250ms, 5s, 2m, 1h (up to 100 days)")
             return nil
         }
         if positive && d <= .zero {
@@ -142,7 +142,7 @@ extension PolicyFileParser {
             return nil
         }
         guard plain, let n = Double(text), n.isFinite, n > 0, n <= 1_000_000 else {
-            report(.invalidRate, "'\(text)' is not a valid rate; '\(key)' must be a positive number of requests per second", at: node,
+            report(.invalidRate, "'\(text.abbreviated)' is not a valid rate; '\(key)' must be a positive number of requests per second", at: node,
                    suggestion: "e.g. 10, or 0.5 for one request every two seconds")
             return nil
         }

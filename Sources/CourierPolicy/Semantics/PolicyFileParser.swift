@@ -71,7 +71,7 @@ struct PolicyFileParser {
                 report(.unsupportedVersion, "language version \(v) is not supported; this compiler reads version 1", at: node, suggestion: "write 'version: 1'")
             }
         } else {
-            report(.unsupportedVersion, "'\(text)' is not a language version; this compiler reads version 1", at: node, suggestion: "write 'version: 1'")
+            report(.unsupportedVersion, "'\(text.abbreviated)' is not a language version; this compiler reads version 1", at: node, suggestion: "write 'version: 1'")
         }
     }
 

@@ -29,11 +29,11 @@ enum SecretReferenceParser {
                 continue
             }
             guard let close = after.firstIndex(of: "}") else {
-                return .failure(Malformed(message: "unterminated reference '\(rest)': a '${' needs its closing '}'"))
+                return .failure(Malformed(message: "unterminated reference '\(rest.abbreviated)': a '${' needs its closing '}'"))
             }
             let body = after[after.index(after: after.startIndex)..<close]
             guard let colon = body.firstIndex(of: ":") else {
-                return .failure(Malformed(message: "malformed reference '${\(body)}': write ${env:NAME} or ${file:path}"))
+                return .failure(Malformed(message: "malformed reference '${\(body.abbreviated)}': write ${env:NAME} or ${file:path}"))
             }
             let source = String(body[..<colon])
             let name = String(body[body.index(after: colon)...])
@@ -44,7 +44,7 @@ enum SecretReferenceParser {
                 else {
                     return .failure(Malformed(message: name.isEmpty
                         ? "empty reference '${env:}': name the environment variable"
-                        : "'\(name)' is not an environment variable name (letters, digits and '_', not starting with a digit)"))
+                        : "'\(name.abbreviated)' is not an environment variable name (letters, digits and '_', not starting with a digit)"))
                 }
                 segments.append(.secret(SecretReference(source: .env, name: name)))
             case "file":
@@ -52,7 +52,7 @@ enum SecretReferenceParser {
                 let path = PolicyFileSystem.absolute(PolicyFileSystem.resolve(name, from: file))
                 segments.append(.secret(SecretReference(source: .file, name: path)))
             default:
-                return .failure(Malformed(message: "unknown reference source '\(source)' in '${\(body)}': use ${env:NAME} or ${file:path}"))
+                return .failure(Malformed(message: "unknown reference source '\(source.abbreviated)' in '${\(body.abbreviated)}': use ${env:NAME} or ${file:path}"))
             }
             if !literal.isEmpty {
                 segments.insert(.literal(literal), at: segments.count - 1)

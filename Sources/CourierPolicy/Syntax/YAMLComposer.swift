@@ -129,7 +129,7 @@ struct YAMLComposer {
             case YAML_ALIAS_EVENT:
                 let name = String(cString: event.data.alias.anchor)
                 guard let target = anchors[name] else {
-                    return .failure(failure(.yamlSyntax, "YAML syntax error: alias '*\(name)' refers to no anchor defined before it", mark))
+                    return .failure(failure(.yamlSyntax, "YAML syntax error: alias '*\(name.abbreviated)' refers to no anchor defined before it", mark))
                 }
                 tree.expandedNodeCount = tree.expandedNodeCount.addingReportingOverflow(target.size).partialValue
                 if tree.expandedNodeCount > limits.maxNodes || tree.expandedNodeCount < 0 {

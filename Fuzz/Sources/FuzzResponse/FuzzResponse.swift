@@ -1,10 +1,11 @@
-// libFuzzer target for CourierHTTP1's ResponseParser (and ContentDecoder). Built by run.sh, not by SwiftPM.
+// libFuzzer target for CourierHTTP1's ResponseParser. Built and run by Fuzz/run.sh (docs/fuzzing.md).
 //
-// The first input byte chooses the mode, the request method, the limits and how the rest is split into
-// feeds; the rest is the response. A crash, an ASan report, a hang (libFuzzer -timeout) or an inconsistency
-// between a whole-buffer parse and a split parse is a finding.
-import CourierCore
-import CourierHTTP1
+// The first input byte chooses the request method, the limits and how the rest is split into feeds; the rest
+// is the response. Properties, each a precondition (a finding when broken): a whole-buffer parse and a split
+// parse give the same events and error; a parser that threw throws the same error again; no event without
+// consuming bytes; never more body bytes than input. Crashes, ASan reports and hangs (-timeout) are findings.
+import CourierKit
+import FuzzSupport
 
 private enum Outcome: Equatable {
     case head(HTTPResponseHead)
@@ -43,6 +44,13 @@ private func run(_ pieces: [ArraySlice<UInt8>], method: HTTPMethod, limits: Resp
         while let event = try parser.next() { record(event) }
     } catch {
         out.append(.error(error))
+        // A failed parser keeps failing with the same error.
+        do {
+            _ = try parser.next()
+            preconditionFailure("a failed parser produced an event")
+        } catch let again {
+            precondition(again == error, "the error changed: \(error) then \(again)")
+        }
     }
     precondition(bodyBytes <= pieces.reduce(0) { $0 + $1.count }, "more body bytes than input")
     return out
@@ -50,26 +58,8 @@ private func run(_ pieces: [ArraySlice<UInt8>], method: HTTPMethod, limits: Resp
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 0 else { return 0 }
-    let control = data[0]
-    let input = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-
-    if control & 0x80 != 0 {
-        // ContentDecoder: any bytes, any split, bounded output.
-        let coding: ContentCoding = control & 1 == 0 ? .gzip : .deflate
-        guard let decoder = try? ContentDecoder(coding: coding, maxDecodedBytes: 1 << 20) else { return 0 }
-        let step = Int(control >> 1 & 0x0F) + 1
-        var start = 0
-        do {
-            while start < input.count {
-                let end = min(input.count, start + step)
-                _ = try decoder.decode(input[start..<end])
-                start = end
-            }
-            try decoder.finish()
-        } catch {}
-        return 0
-    }
+    guard let input = FuzzInput(data, size) else { return 0 }
+    let control = input.control
 
     let methods: [HTTPMethod] = [.get, .head, .post, .connect]
     let method = methods[Int(control & 0x03)]
@@ -77,17 +67,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         control & 0x04 == 0
         ? ResponseParser.Limits()
         : ResponseParser.Limits(maxHeadBytes: 128, maxHeaderCount: 4, maxChunkExtensionBytes: 8, maxTrailerBytes: 32, maxInterimResponses: 1)
-    let step = Int(control >> 3 & 0x0F) + 1
+    let step = Int(control >> 3 & 0x1F) + 1
 
-    let whole = run([input[...]], method: method, limits: limits)
-    var pieces: [ArraySlice<UInt8>] = []
-    var start = 0
-    while start < input.count {
-        let end = min(input.count, start + step)
-        pieces.append(input[start..<end])
-        start = end
-    }
-    let split = run(pieces, method: method, limits: limits)
+    let whole = run([input.payload[...]], method: method, limits: limits)
+    let split = run(input.pieces(step: step), method: method, limits: limits)
     precondition(whole == split, "split parse differs: \(whole) vs \(split)")
     return 0
 }

@@ -1,0 +1,42 @@
+// libFuzzer target for CourierCore's HTTPURL and CourierTransport's RetryAfter. Built and run by Fuzz/run.sh
+// (docs/fuzzing.md).
+//
+// The first input byte chooses the mode; the rest is text (invalid UTF-8 replaced).
+// - URL: every URL that parses has a description that parses back to the same URL (and to the same
+//   description); its Host header and request target hold no space or control character; a reference
+//   (after the first newline) resolved against it gives a URL that round-trips too.
+// - Retry-After: a delay is never negative, the same value gives the same delay, and an HTTP-date is
+//   measured exactly: ten seconds before it, the delay is ten seconds.
+import CourierKit
+import FuzzSupport
+
+private func roundTrips(_ url: HTTPURL) {
+    let text = url.description
+    guard let again = HTTPURL(text) else { preconditionFailure("'\(text)' does not parse again") }
+    precondition(again == url, "'\(text)' parses to another URL")
+    precondition(again.description == text, "'\(text)' is described as '\(again.description)'")
+    for field in [url.hostHeader, url.requestTarget] {
+        precondition(!field.utf8.contains { $0 <= 0x20 || $0 == 0x7F }, "a space or control character in '\(field)'")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard let input = FuzzInput(data, size) else { return 0 }
+    let text = input.text
+    if input.control & 1 == 0 {
+        let (base, reference) = text.firstIndex(of: "\n").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, nil)
+        guard let url = HTTPURL(base) else { return 0 }
+        roundTrips(url)
+        if let reference, let resolved = url.resolving(reference) { roundTrips(resolved) }
+    } else {
+        let now = 1_700_000_000.0
+        let delay = RetryAfter.delay(text, now: now)
+        if let delay { precondition(delay >= .zero, "a negative delay for '\(text)'") }
+        precondition(RetryAfter.delay(text, now: now) == delay, "the same value gave another delay")
+        if let date = RetryAfter.httpDate(Substring(text)) {
+            precondition(RetryAfter.delay(text, now: date - 10) == .seconds(10), "'\(text)' is not ten seconds away")
+        }
+    }
+    return 0
+}
