@@ -12,19 +12,29 @@ let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().append
 
 let package = Package(
     name: "CourierBenchmarks",
+    products: [
+        // Courier alone (no AsyncHTTPClient, SwiftNIO or URLSession), so its peak RSS is Courier's own.
+        .executable(name: "courier-load", targets: ["courier-load"]),
+        .executable(name: "http-bench", targets: ["http-bench"]),
+        .executable(name: "policy-bench", targets: ["policy-bench"]),
+    ],
     dependencies: [
         .package(path: courierPath),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
+        // The closed loop and its JSON line, shared by both load generators; no Foundation.
+        .target(name: "BenchSupport"),
+        .target(name: "CourierBench", dependencies: ["BenchSupport", .product(name: "CourierKit", package: courier)]),
         .executableTarget(
             name: "http-bench",
             dependencies: [
-                .product(name: "CourierKit", package: courier),
+                "BenchSupport", "CourierBench",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        .executableTarget(name: "courier-load", dependencies: ["BenchSupport", "CourierBench"]),
         .executableTarget(
             name: "policy-bench",
             dependencies: [

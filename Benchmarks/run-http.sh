@@ -1,44 +1,72 @@
 #!/usr/bin/env bash
-# Runs http-bench for Courier, AsyncHTTPClient and URLSession against one local server, in the same run, and
-# prints each workload's figures as ratios against AsyncHTTPClient. Loopback only; every run stops by itself.
+# Runs the load generators for Courier, AsyncHTTPClient, URLSession and wrk against one local server, in the same
+# run, and prints each workload's figures as ratios against AsyncHTTPClient (and wrk). Loopback only; every run
+# stops by itself.
 #
-#   Benchmarks/run-http.sh [--quick] [--rounds N] [--server bench|nginx]
+#   Benchmarks/run-http.sh [--quick] [--rounds N] [--server bench|nginx] [--https] [--no-pin]
 #
 # The server is server/bench-server.c (default: a minimal single-threaded epoll server, so the clients' own costs
 # dominate) or nginx from Debian's packages (installed by this script if missing) serving two static files with
 # NGINX_WORKERS worker processes (default 1), both on 127.0.0.1 only.
+#
+# --https (nginx only, implied): HTTPS with TLS 1.3 against nginx, with a CA and a certificate for 127.0.0.1 that
+# this script makes with the openssl CLI (ECDSA P-256), trusted by the clients through --cacert. Two TLS ports:
+# one with `ssl_session_tickets off` and `ssl_session_cache off` (keep-alive and full handshakes), one with
+# tickets on (resumed handshakes). Workloads: keep-alive sequential, a new connection per request with full
+# handshakes, and a new connection per request with resumption offered.
+#
+# Pinned by default: every client (courier-load, http-bench, wrk, floor-client) runs under `taskset -c 0` and the
+# server under `taskset -c 1`, so client and server never fight for a core; this is the arrangement the figures
+# are judged in. --no-pin lets the scheduler place them (the arrangement of the figures before issue 9).
 #
 # Each round runs every client once on every workload, one after the other, so a ratio taken within a round
 # compares runs seconds apart. The report gives each client's best round, and each ratio's median and range over
 # the rounds (the figure to quote: on this shared machine a client's runs spread further apart than most changes
 # move them).
 #
-# Two rows are references, not peers:
-#   courier-loop  Courier with the load generator's workers on Courier's event loop (COURIER_CALLER_ON_LOOP=1),
-#                 the configuration HTTPClientConfiguration recommends for callers that run on the loop;
+# Courier's rows come from courier-load (Courier alone, so its peak RSS is Courier's), the peers' from
+# http-bench; both run the same closed loop (Sources/BenchSupport). References, not peers:
+#   courier-loop  Courier with the load generator's workers on Courier's event loop (COURIER_CALLER_ON_LOOP=1);
+#   wrk           wrk 4 from Debian's packages (installed if missing), one thread, as many connections as the
+#                 workload has requests in flight, for WRK_SECONDS seconds (default 10; 2 with --quick);
 #   floor-c       server/floor-client.c, a C client that does nothing but its system calls (no parsing, pool,
-#                 timers or allocation): the most any client can get from this machine and server.
+#                 timers or allocation), plain HTTP only.
 set -euo pipefail
 cd "$(dirname "$0")"
-quick=""; rounds=3; server=bench
-usage() { echo "usage: $0 [--quick] [--rounds N] [--server bench|nginx]" >&2; exit 2; }
+quick=""; rounds=3; server=bench; https=""; pin=1
+usage() { echo "usage: $0 [--quick] [--rounds N] [--server bench|nginx] [--https] [--no-pin]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) quick=1 ;;
         --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift ;;
         --server) [ $# -ge 2 ] || usage; server=$2; shift ;;
+        --https) https=1 ;;
+        --no-pin) pin="" ;;
         *) usage ;;
     esac
     shift
 done
 case $server in bench|nginx) ;; *) usage ;; esac
+if [ -n "$https" ]; then server=nginx; fi
+if [ -n "$pin" ] && [ "$(nproc --all)" -lt 2 ]; then
+    echo "run-http.sh: fewer than 2 cores, running unpinned" >&2; pin=""
+fi
+client_cpu=(); server_cpu=()
+if [ -n "$pin" ]; then client_cpu=(taskset -c 0); server_cpu=(taskset -c 1); fi
+
+apt_install() { # package...
+    apt-get install -y "$@" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
+}
+command -v wrk >/dev/null || apt_install wrk
 
 mkdir -p .build
 gcc -O2 -Wall -o .build/bench-server server/bench-server.c
 gcc -O2 -Wall -o .build/floor-client server/floor-client.c
 ./clean-courier-modules.sh  # see that script: incremental release builds of Courier here can be stale
 swift build -c release --product http-bench >/dev/null
+swift build -c release --product courier-load >/dev/null
 bench=.build/release/http-bench
+load=.build/release/courier-load
 
 results=$(mktemp)
 nginx_dir=""; nginx_pid=""
@@ -49,18 +77,58 @@ cleanup() {
 }
 trap cleanup EXIT
 
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for_port() {
+    for _ in $(seq 50); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "run-http.sh: nothing listens on port $1" >&2; exit 1
+}
+
 if [ "$server" = nginx ]; then
-    if ! command -v nginx >/dev/null; then
-        apt-get install -y nginx-light >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y nginx-light >/dev/null; }
-    fi
+    command -v nginx >/dev/null || apt_install nginx-light
     nginx_dir=$(mktemp -d)
     chmod 755 "$nginx_dir"  # nginx's workers run as nobody and must read the files
     mkdir -p "$nginx_dir/www"
     head -c 100 /dev/zero | tr '\0' a >"$nginx_dir/www/small"
     head -c 1048576 /dev/zero | tr '\0' a >"$nginx_dir/www/big"
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    # One worker, no access log, and keep-alive connections never closed by count (nginx's default closes one
-    # after 1,000 requests, which would measure reconnects).
+    port=$(free_port)
+    tls_servers=""
+    if [ -n "$https" ]; then
+        # A CA and a leaf for 127.0.0.1 signed by it, both ECDSA P-256; the clients trust the CA alone.
+        cacert=$nginx_dir/ca.pem
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=courier-bench-ca \
+            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+            -keyout "$nginx_dir/ca.key" -out "$cacert" 2>/dev/null
+        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+            -keyout "$nginx_dir/leaf.key" -out "$nginx_dir/leaf.csr" 2>/dev/null
+        printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' \
+            >"$nginx_dir/leaf.ext"
+        openssl x509 -req -in "$nginx_dir/leaf.csr" -CA "$cacert" -CAkey "$nginx_dir/ca.key" -set_serial 1 -days 2 \
+            -extfile "$nginx_dir/leaf.ext" -out "$nginx_dir/leaf.pem" 2>/dev/null
+        chmod 644 "$nginx_dir"/*.key
+        full_port=$(free_port); resumed_port=$(free_port)
+        tls_server() { # port tickets
+            cat <<TLS
+    server {
+        listen 127.0.0.1:$1 ssl;
+        ssl_certificate $nginx_dir/leaf.pem;
+        ssl_certificate_key $nginx_dir/leaf.key;
+        ssl_protocols TLSv1.3;
+        ssl_session_cache off;
+        ssl_session_tickets $2;
+        root $nginx_dir/www;
+        location / { default_type application/octet-stream; }
+    }
+TLS
+        }
+        # Full handshakes: no session cache and no tickets. Resumed: stateless tickets (keys made at start-up).
+        tls_servers="$(tls_server "$full_port" off)
+$(tls_server "$resumed_port" on)"
+    fi
+    # No access log, and keep-alive connections never closed by count (nginx's default closes one after 1,000
+    # requests, which would measure reconnects).
     cat >"$nginx_dir/nginx.conf" <<CONF
 worker_processes ${NGINX_WORKERS:-1};
 daemon off;
@@ -81,47 +149,77 @@ http {
         root $nginx_dir/www;
         location / { default_type application/octet-stream; }
     }
+$tls_servers
 }
 CONF
-    nginx -c "$nginx_dir/nginx.conf" -p "$nginx_dir" &
+    "${server_cpu[@]}" nginx -c "$nginx_dir/nginx.conf" -p "$nginx_dir" &
     nginx_pid=$!
-    for _ in $(seq 50); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-        sleep 0.1
-    done
+    wait_for_port "$port"
+    if [ -n "$https" ]; then wait_for_port "$full_port"; wait_for_port "$resumed_port"; fi
 else
     # The server exits when this script ends (its stdin closes).
-    coproc SERVER { exec .build/bench-server; }
+    coproc SERVER { exec "${server_cpu[@]}" .build/bench-server; }
     read -r _ port <&"${SERVER[0]}"
 fi
 url="http://127.0.0.1:$port"
 
-seq_requests=20000; par_requests=100000; big_requests=2000
-if [ -n "$quick" ]; then seq_requests=2000; par_requests=5000; big_requests=200; rounds=1; fi
+seq_requests=20000; par_requests=100000; big_requests=2000; hs_requests=3000; wrk_seconds=${WRK_SECONDS:-10}
+if [ -n "$quick" ]; then
+    seq_requests=2000; par_requests=5000; big_requests=200; hs_requests=300; rounds=1; wrk_seconds=${WRK_SECONDS:-2}
+fi
 
 run() { # round workload client args...
     local round=$1 workload=$2 client=$3; shift 3
-    local env=() as=$client
-    if [ "$client" = courier-loop ]; then env=(COURIER_CALLER_ON_LOOP=1); as=courier; fi
+    local env=() cmd=("$bench" --client "$client")
+    case $client in
+        courier) cmd=("$load" --client courier) ;;
+        courier-loop) env=(COURIER_CALLER_ON_LOOP=1); cmd=("$load" --client courier) ;;
+    esac
     local doc
-    doc=$(env "${env[@]}" "$bench" --client "$as" "$@" --max-seconds 30)
+    doc=$(env "${env[@]}" "${client_cpu[@]}" "${cmd[@]}" "$@" --max-seconds 30)
     printf '%s %s %s %s\n' "$round" "$workload" "$client" "$doc" >>"$results"
+}
+wrk_run() { # round workload connections body-bytes url [--new-connection]
+    local round=$1 workload=$2 connections=$3 body=$4 target=$5; shift 5
+    local pin_arg=()
+    if [ -n "$pin" ]; then pin_arg=(--pin 0); fi
+    printf '%s %s wrk %s\n' "$round" "$workload" \
+        "$(python3 server/wrk-json.py "${pin_arg[@]}" --body-bytes "$body" "$@" "$target" "$connections" "$wrk_seconds")" >>"$results"
 }
 floor() { # round workload requests concurrency
     printf '%s %s floor-c %s\n' "$1" "$2" \
-        "$(.build/floor-client "$port" /small 0 "$3" "$4")" >>"$results"
+        "$("${client_cpu[@]}" .build/floor-client "$port" /small 0 "$3" "$4")" >>"$results"
 }
 for round in $(seq "$rounds"); do
+    if [ -n "$https" ]; then
+        full="https://127.0.0.1:$full_port/small"; resumed="https://127.0.0.1:$resumed_port/small"
+        for client in courier courier-loop ahc; do
+            run "$round" https-sequential "$client" --url "$full" --cacert "$cacert" --requests "$seq_requests" \
+                --concurrency 1
+            run "$round" https-full-handshake "$client" --url "$full" --cacert "$cacert" --new-connection \
+                --requests "$hs_requests" --concurrency 1
+            run "$round" https-resumed "$client" --url "$resumed" --cacert "$cacert" --new-connection \
+                --requests "$hs_requests" --concurrency 1
+        done
+        wrk_run "$round" https-sequential 1 100 "$full"
+        wrk_run "$round" https-full-handshake 1 100 "$full" --new-connection
+        wrk_run "$round" https-resumed 1 100 "$resumed" --new-connection
+        continue
+    fi
     for client in courier courier-loop ahc urlsession; do
         run "$round" sequential-100B "$client" --url "$url/small" --requests "$seq_requests" --concurrency 1
         run "$round" 64-in-flight "$client" --url "$url/small" --requests "$par_requests" --concurrency 64
         run "$round" 1MiB-bodies "$client" --url "$url/big" --requests "$big_requests" --concurrency 1
     done
+    wrk_run "$round" sequential-100B 1 100 "$url/small"
+    wrk_run "$round" 64-in-flight 64 100 "$url/small"
+    wrk_run "$round" 1MiB-bodies 1 1048576 "$url/big"
     floor "$round" sequential-100B "$seq_requests" 1
     floor "$round" 64-in-flight "$par_requests" 64
 done
 
-python3 - "$results" <<'PY'
+echo "server: $server${https:+ (HTTPS, TLS 1.3)}, workers ${NGINX_WORKERS:-1}, $rounds round(s), $([ -n "$pin" ] && echo "pinned: clients on core 0, server on core 1" || echo unpinned)"
+python3 - "$results" "${https:+https}" <<'PY'
 import json, sys, collections, statistics
 runs = collections.defaultdict(lambda: collections.defaultdict(dict))  # workload -> client -> round -> doc
 for line in open(sys.argv[1]):
@@ -129,26 +227,40 @@ for line in open(sys.argv[1]):
     d = json.loads(doc)
     d["cpu_us_per_req"] = (d["cpu_user_s"] + d["cpu_sys_s"]) / max(1, d["requests"]) * 1e6
     runs[workload][client][round_] = d
+https = sys.argv[2] == "https"
 def best(docs, key, high=True):
-    values = [d[key] for d in docs if key in d]
+    values = [d[key] for d in docs if d.get(key) is not None]
     return ((max if high else min)(values)) if values else None
 def fmt(value, spec):
     width = int(spec.rstrip("dfs").split(".")[0])
     return format(value, spec) if value is not None else "-".rjust(width)
-print(f'{"workload":16} {"client":12} {"req/s":>9} {"MB/s":>8} {"p50 us":>7} {"p99 us":>7} {"CPU us/req":>10} {"RSS KB":>7} {"errors":>6}')
+def resumed(docs):
+    done = sum(d["requests"] for d in docs if d.get("tls_resumed") is not None)
+    return f'{sum(d["tls_resumed"] for d in docs if d.get("tls_resumed") is not None)}/{done}' if done else "-"
+def new_conns(docs):
+    done = sum(d["requests"] for d in docs if d.get("new_connections") is not None)
+    return f'{sum(d["new_connections"] for d in docs if d.get("new_connections") is not None)}/{done}' if done else "-"
+print(f'{"workload":21} {"client":12} {"req/s":>9} {"MB/s":>8} {"p50 us":>7} {"p99 us":>7} {"CPU us/req":>10} '
+      f'{"RSS KB":>7} {"errors":>6}' + (f' {"resumed":>11} {"new conns":>11}' if https else ""))
 for workload, clients in runs.items():
     for client, by_round in clients.items():
         docs = list(by_round.values())
-        print(f'{workload:16} {client:12} {fmt(best(docs,"req_per_s"),"9.0f")} {fmt(best(docs,"mb_per_s"),"8.1f")} '
-              f'{fmt(best(docs,"p50_us",False),"7d")} {fmt(best(docs,"p99_us",False),"7d")} '
-              f'{fmt(best(docs,"cpu_us_per_req",False),"10.1f")} {fmt(best(docs,"peak_rss_kb",False),"7d")} '
-              f'{sum(d["errors"] for d in docs):6}')
-print("\nratios against AsyncHTTPClient in the same round: median [lowest-highest] over the rounds")
-def ratios(workload, client, key):
+        line = (f'{workload:21} {client:12} {fmt(best(docs,"req_per_s"),"9.0f")} {fmt(best(docs,"mb_per_s"),"8.1f")} '
+                f'{fmt(best(docs,"p50_us",False),"7d")} {fmt(best(docs,"p99_us",False),"7d")} '
+                f'{fmt(best(docs,"cpu_us_per_req",False),"10.1f")} {fmt(best(docs,"peak_rss_kb",False),"7d")} '
+                f'{sum(d["errors"] for d in docs):6}')
+        if https:
+            line += f' {resumed(docs):>11} {new_conns(docs):>11}'
+        print(line)
+        tls = next((d for d in docs if d.get("tls_version")), None)
+        if tls:
+            print(f'{"":34}TLS: {tls["tls_version"]} {tls["tls_cipher"]}')
+
+def ratios(workload, client, key, peer="ahc", peer_workload=None):
     out = []
-    for round_, a in runs[workload]["ahc"].items():
+    for round_, a in runs[peer_workload or workload].get(peer, {}).items():
         c = runs[workload].get(client, {}).get(round_)
-        if c is None or key not in c or not a.get(key):
+        if c is None or c.get(key) is None or not a.get(key):
             continue
         out.append(c[key] / a[key])
     return out
@@ -156,14 +268,49 @@ def show(values):
     if not values:
         return "-"
     return f'x{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]'
+print("\nratios against AsyncHTTPClient (and wrk) in the same round: median [lowest-highest] over the rounds")
 for workload in runs:
-    for client in ("courier", "courier-loop", "floor-c"):
+    for client in ("courier", "courier-loop", "wrk", "floor-c"):
         if client not in runs[workload]:
             continue
-        line = f'  {workload:16} {client:12} req/s {show(ratios(workload, client, "req_per_s"))}'
-        if client != "floor-c":
-            line += (f'  MB/s {show(ratios(workload, client, "mb_per_s"))}'
+        line = f'  {workload:21} {client:12} req/s {show(ratios(workload, client, "req_per_s"))}'
+        if client.startswith("courier"):
+            line += (f'  vs wrk {show(ratios(workload, client, "req_per_s", peer="wrk"))}'
+                     f'  MB/s {show(ratios(workload, client, "mb_per_s"))}'
                      f'  CPU/req {show(ratios(workload, client, "cpu_us_per_req"))}'
                      f'  peak RSS {show(ratios(workload, client, "peak_rss_kb"))}')
         print(line)
+
+def goal(text, values, target, higher=True, worst=None):
+    """Met when the median is at least (higher) or at most (not higher) the target; for a goal over several
+    workloads, `worst` is the least favourable of their medians, which decides."""
+    if not values:
+        print(f'  {text:58} -')
+        return
+    m = worst if worst is not None else statistics.median(values)
+    met = m >= target if higher else m <= target
+    print(f'  {text:58} {show(values):24} {"met" if met else "NOT MET"}')
+def rss_goal(workloads):
+    per = [ratios(w, "courier", "peak_rss_kb") for w in workloads]
+    per = [v for v in per if v]
+    values = [r for v in per for r in v]
+    # Below 1 in every workload: the highest of the workloads' medians must stay under 1.
+    goal("peak RSS < AHC's (the worst workload's median)", values, 0.9999, False,
+         worst=max((statistics.median(v) for v in per), default=None))
+print("\ngoals (Courier, caller on the global executor; medians over the rounds)")
+if https:
+    goal("keep-alive sequential: CPU per request <= 0.5x AHC", ratios("https-sequential", "courier", "cpu_us_per_req"), 0.5, False)
+    goal("keep-alive sequential: req/s >= 1.3x AHC", ratios("https-sequential", "courier", "req_per_s"), 1.3)
+    goal("keep-alive sequential: req/s >= 0.9x wrk", ratios("https-sequential", "courier", "req_per_s", peer="wrk"), 0.9)
+    goal("new connection, full handshakes: handshakes/s >= 1.2x AHC", ratios("https-full-handshake", "courier", "req_per_s"), 1.2)
+    goal("resumed: handshakes/s >= 2x AHC's full-handshake rate",
+         ratios("https-resumed", "courier", "req_per_s", peer_workload="https-full-handshake"), 2)
+    rss_goal(["https-sequential", "https-full-handshake", "https-resumed"])
+else:
+    goal("sequential: CPU per request <= 0.5x AHC", ratios("sequential-100B", "courier", "cpu_us_per_req"), 0.5, False)
+    goal("sequential: req/s >= 1.3x AHC", ratios("sequential-100B", "courier", "req_per_s"), 1.3)
+    goal("64 in flight: req/s >= 3x AHC", ratios("64-in-flight", "courier", "req_per_s"), 3)
+    goal("64 in flight: req/s >= 0.6x wrk", ratios("64-in-flight", "courier", "req_per_s", peer="wrk"), 0.6)
+    goal("1 MiB bodies: MB/s >= 1.2x AHC", ratios("1MiB-bodies", "courier", "mb_per_s"), 1.2)
+    rss_goal(["sequential-100B", "64-in-flight", "1MiB-bodies"])
 PY

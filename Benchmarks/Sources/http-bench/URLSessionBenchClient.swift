@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,11 +23,11 @@ struct URLSessionBenchClient: BenchClient {
         self.request = request
     }
 
-    func get() async throws -> Int {
+    func get() async throws -> Fetched {
         let (data, response) = try await session.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else { throw BadStatus(status: status) }
-        return data.count
+        return Fetched(bytes: data.count)
     }
 
     func shutdown() async throws { session.finishTasksAndInvalidate() }
