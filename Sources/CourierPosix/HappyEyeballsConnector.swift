@@ -26,12 +26,17 @@ final class HappyEyeballsConnector: Sendable {
     }
 
     private let loop: EventLoop
+    /// When the whole race gives up.
+    private let deadline: MonotonicInstant
+    /// The time the race was given (for the timeout's message).
     private let timeout: Duration
     private let state: Mutex<State>
 
-    init(addresses: [SocketAddress], timeout: Duration, loop: EventLoop) {
+    init(addresses: [SocketAddress], deadline: MonotonicInstant, loop: EventLoop) {
         self.loop = loop
-        self.timeout = timeout
+        self.deadline = deadline
+        let now = MonotonicInstant.now()
+        self.timeout = deadline < now ? .zero : deadline - now
         self.state = Mutex(State(machine: HappyEyeballsStateMachine(addresses: addresses)))
     }
 
@@ -51,7 +56,7 @@ final class HappyEyeballsConnector: Sendable {
                     handle { $0.machine.cancelled() }
                     return
                 }
-                let timer = loop.scheduleTimer(at: .now() + timeout) { [weak self] in
+                let timer = loop.scheduleTimer(at: deadline) { [weak self] in
                     self?.handle { $0.machine.timedOut() }
                 }
                 let finished = state.withLock { state -> Bool in

@@ -26,8 +26,9 @@ final class IOChannel: SelectableHandler {
     /// Who waits for readiness in one direction.
     private enum Waiter {
         case none
-        /// A parked task; `timeout` (with its `deadline`) fails it when no readiness arrives in time.
-        case task(UnsafeContinuation<Void, any Error>, deadline: MonotonicInstant, timeout: Duration?)
+        /// A parked task; past `deadline` (when `budget`, the wait the operation was given, is not nil) it fails
+        /// with a timeout.
+        case task(UnsafeContinuation<Void, any Error>, deadline: MonotonicInstant, budget: Duration?)
         /// A callback (used by the connector while a connect is in flight).
         case callback(@Sendable (Result<Void, any Error>) -> Void)
 
@@ -144,15 +145,21 @@ final class IOChannel: SelectableHandler {
 
     /// Runs `operation` until it does not block, parking on the loop in between.
     ///
-    /// Any error closes the channel: the operation's own ``SystemCallError``, a timeout (`timeout` with no
-    /// readiness), cancellation of the waiting task (`CancellationError`), or a concurrent close.
+    /// Any error closes the channel: the operation's own ``SystemCallError``, a timeout (no readiness before
+    /// `deadline`, however many times the task parked), cancellation of the waiting task (`CancellationError`), or
+    /// a concurrent close.
     nonisolated(nonsending) func perform<T>(
         _ direction: Direction,
-        timeout: Duration?,
+        deadline: MonotonicInstant?,
         drained: (T) -> Bool = { _ in false },
         _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
     ) async throws -> T {
         var (epoch, skipAttempt) = try enter(direction)
+        // The wait this operation was given, for a timeout's message (to the millisecond: the caller's own figure).
+        let budget = deadline.map { deadline -> Duration in
+            let now = MonotonicInstant.now()
+            return deadline < now ? .zero : .milliseconds(((deadline - now) / .milliseconds(1)).rounded())
+        }
         while true {
             if !skipAttempt {
                 let result: IOResult<T>
@@ -169,7 +176,7 @@ final class IOChannel: SelectableHandler {
             }
             skipAttempt = false
             do {
-                epoch = try await park(direction, since: epoch, timeout: timeout)
+                epoch = try await park(direction, since: epoch, deadline: deadline, budget: budget)
             } catch {
                 state.withLock { state in
                     if direction == .read { state.readBusy = false } else { state.writeBusy = false }
@@ -247,7 +254,9 @@ final class IOChannel: SelectableHandler {
     }
 
     /// Parks the task until `direction` becomes ready again; returns the epoch to retry with.
-    nonisolated(nonsending) private func park(_ direction: Direction, since epoch: UInt64, timeout: Duration?) async throws -> UInt64 {
+    nonisolated(nonsending) private func park(
+        _ direction: Direction, since epoch: UInt64, deadline: MonotonicInstant?, budget: Duration?
+    ) async throws -> UInt64 {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> ParkOutcome in
@@ -265,13 +274,13 @@ final class IOChannel: SelectableHandler {
                         return .failed(CancellationError(), work)
                     }
                     if state.epoch(direction) != epoch { return .retry }
-                    let deadline = timeout.map { MonotonicInstant.now() + $0 } ?? .distantFuture
-                    let waiter = Waiter.task(continuation, deadline: deadline, timeout: timeout)
+                    let due = deadline ?? .distantFuture
+                    let waiter = Waiter.task(continuation, deadline: due, budget: budget)
                     if direction == .read { state.reader = waiter } else { state.writer = waiter }
                     state.parkCount += 1
-                    if timeout != nil && deadline < (state.timerDeadline ?? .distantFuture) {
-                        state.timerDeadline = deadline
-                        return .parkedArmTimer(deadline)
+                    if deadline != nil && due < (state.timerDeadline ?? .distantFuture) {
+                        state.timerDeadline = due
+                        return .parkedArmTimer(due)
                     }
                     return .parked
                 }
@@ -401,10 +410,10 @@ final class IOChannel: SelectableHandler {
             if let armed = state.timerDeadline, armed <= now { state.timerDeadline = nil }
             state.timers.removeAll { $0.deadline <= now }
             guard state.open else { return }
-            if state.reader.deadline <= now, case .task(_, _, let timeout?) = state.reader {
-                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(timeout), only: .read)
-            } else if state.writer.deadline <= now, case .task(_, _, let timeout?) = state.writer {
-                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(timeout), only: .write)
+            if state.reader.deadline <= now, case .task(_, _, let budget?) = state.reader {
+                work = Self.beginClose(&state, reason: ConnectionError.readTimeout(budget), only: .read)
+            } else if state.writer.deadline <= now, case .task(_, _, let budget?) = state.writer {
+                work = Self.beginClose(&state, reason: ConnectionError.writeTimeout(budget), only: .write)
             } else {
                 let next = min(state.reader.deadline, state.writer.deadline)
                 if next != .distantFuture && next < (state.timerDeadline ?? .distantFuture) {

@@ -72,7 +72,16 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         timeout: Duration = .seconds(10),
         on loop: EventLoop
     ) async throws -> TCPConnection {
-        let connector = HappyEyeballsConnector(addresses: addresses, timeout: timeout, loop: loop)
+        try await connect(to: addresses, deadline: .now() + timeout, on: loop)
+    }
+
+    /// ``connect(to:timeout:on:)-(SocketAddress...)`` with an absolute deadline for the whole race.
+    public static func connect(
+        to addresses: [SocketAddress],
+        deadline: MonotonicInstant,
+        on loop: EventLoop
+    ) async throws -> TCPConnection {
+        let connector = HappyEyeballsConnector(addresses: addresses, deadline: deadline, loop: loop)
         return try await connector.connect()
     }
 
@@ -114,9 +123,16 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///     and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown.
     /// - Returns: the bytes read; empty at end of file (the peer closed its side).
     nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
+        try await read(maxBytes: maxBytes, deadline: timeout.map { .now() + $0 })
+    }
+
+    /// Reads up to `maxBytes` bytes, waiting until at least one is available or `deadline` passes (then the
+    /// connection is closed and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown); nil waits forever.
+    /// The deadline is absolute: a read that parks several times still ends by it.
+    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, deadline: MonotonicInstant?) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
-            return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+            return try await channel.perform(.read, deadline: deadline, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
                 var outcome: Result<IOResult<[UInt8]>, SystemCallError> = .success(.wouldBlock)
                 withUnsafeTemporaryAllocation(byteCount: maxBytes, alignment: 1) { buffer in
                     outcome = Result { () throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -129,7 +145,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
                 return try outcome.get()
             }
         }
-        return try await channel.perform(.read, timeout: timeout, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+        return try await channel.perform(.read, deadline: deadline, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
             var failure: SystemCallError?
             var wouldBlock = false
             let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
@@ -153,7 +169,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
     nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
-        return try await channel.perform(.read, timeout: timeout, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, deadline: timeout.map { .now() + $0 }, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
         }
     }
@@ -165,9 +181,14 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// - Returns: the number of bytes read; 0 at end of file. - Parameter timeout: as for
     ///   ``read(maxBytes:timeout:)``.
     nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration? = nil) async throws -> Int {
+        try await read(into: &bytes, at: offset, deadline: timeout.map { .now() + $0 })
+    }
+
+    /// ``read(into:at:timeout:)`` with an absolute deadline (nil waits forever).
+    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, deadline: MonotonicInstant?) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         let room = bytes.count - offset
-        return try await channel.perform(.read, timeout: timeout, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, deadline: deadline, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
             var outcome: Result<IOResult<Int>, SystemCallError> = .success(.wouldBlock)
             bytes.withUnsafeMutableBytes { raw in
                 outcome = Result { () throws(SystemCallError) in
@@ -185,14 +206,24 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// - Parameter timeout: longest wait for buffer space; nil waits forever. On expiry the connection is
     ///   closed and ``ConnectionError/Kind-swift.enum/writeTimeout`` is thrown.
     nonisolated(nonsending) public func write(_ bytes: [UInt8], timeout: Duration? = nil) async throws {
-        try await write(bytes[...], timeout: timeout)
+        try await write(bytes[...], deadline: timeout.map { .now() + $0 })
+    }
+
+    /// Writes all of `bytes` by `deadline` (nil waits forever); see ``write(_:timeout:)-([UInt8],_)``.
+    nonisolated(nonsending) public func write(_ bytes: [UInt8], deadline: MonotonicInstant?) async throws {
+        try await write(bytes[...], deadline: deadline)
     }
 
     /// Writes all of `bytes`; see ``write(_:timeout:)-([UInt8],_)``.
     nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, timeout: Duration? = nil) async throws {
+        try await write(bytes, deadline: timeout.map { .now() + $0 })
+    }
+
+    /// Writes all of `bytes` by `deadline` (nil waits forever).
+    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, deadline: MonotonicInstant?) async throws {
         guard !bytes.isEmpty else { return }
         var offset = 0
-        try await channel.perform(.write, timeout: timeout) { fd throws(SystemCallError) -> IOResult<Void> in
+        try await channel.perform(.write, deadline: deadline) { fd throws(SystemCallError) -> IOResult<Void> in
             while offset < bytes.count {
                 var sent: Result<IOResult<Int>, SystemCallError> = .success(.wouldBlock)
                 bytes.withUnsafeBytes { raw in
@@ -218,7 +249,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         guard !buffers.isEmpty else { return }
         var index = 0
         var offset = 0
-        try await channel.perform(.write, timeout: timeout) { fd throws(SystemCallError) -> IOResult<Void> in
+        try await channel.perform(.write, deadline: timeout.map { .now() + $0 }) { fd throws(SystemCallError) -> IOResult<Void> in
             while index < buffers.count {
                 let sent = try Self.withIOVecs(buffers, from: index, offset: offset) { iovecs throws(SystemCallError) in
                     try Syscall.sendVectored(fd, iovecs)

@@ -66,7 +66,7 @@ public final class TCPListener: Sendable, CustomStringConvertible {
     /// - Throws: ``SystemCallError``, ``ConnectionError`` (closed, timeout) or `CancellationError`; any of
     ///   them except a failure to set up the accepted socket closes the listener.
     public func accept(timeout: Duration? = nil, on loop: EventLoop? = nil) async throws -> TCPConnection {
-        let fd = try await channel.perform(.read, timeout: timeout) { fd throws(SystemCallError) in
+        let fd = try await channel.perform(.read, deadline: timeout.map { .now() + $0 }) { fd throws(SystemCallError) in
             try Syscall.accept(fd)
         }
         let descriptor = FileDescriptor(takingOwnershipOf: fd)

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierHTTP1
+import CourierPosix
 
 /// The one place a response body is read: chunk by chunk for a stream, whole (with the direct-receive fast path)
 /// for ``HTTPClient/execute(_:)``, or drained and dropped (a redirect's or a retried response's body). Decoding,
@@ -14,9 +15,9 @@ struct BodyReading: Sendable {
     private let pool: ConnectionPool
     private let decoder: ContentDecoder?
     let url: HTTPURL
-    private let deadline: ContinuousClock.Instant
+    private let deadline: MonotonicInstant
     private let idle: Duration
-    private let start: ContinuousClock.Instant
+    private let start: MonotonicInstant
     /// Bytes and timings so far; final once the body has ended.
     private(set) var metrics: RequestMetrics
     /// The trailer fields of a chunked body (after the end).
@@ -31,7 +32,7 @@ struct BodyReading: Sendable {
 
     init(
         connection: HTTP1Connection, pool: ConnectionPool, decoder: sending ContentDecoder?, url: HTTPURL,
-        deadline: ContinuousClock.Instant, idle: Duration, start: ContinuousClock.Instant, metrics: RequestMetrics
+        deadline: MonotonicInstant, idle: Duration, start: MonotonicInstant, metrics: RequestMetrics
     ) {
         self.connection = connection
         self.pool = pool
@@ -76,7 +77,7 @@ struct BodyReading: Sendable {
             while true {
                 if decoder == nil, connection.canReceiveBodyDirectly(limit: limit - body.count) {
                     let (idle, deadline) = (self.idle, self.deadline)
-                    try await connection.receiveBodyDirectly(into: &body, timeout: { try boundedTimeout(idle, deadline: deadline) })
+                    try await connection.receiveBodyDirectly(into: &body, deadline: { try readDeadline(idle: idle, deadline: deadline) })
                 }
                 guard let chunk = try await step(connection) else {
                     if connection !== self.connection { return body }
@@ -120,7 +121,7 @@ struct BodyReading: Sendable {
     /// nothing yet, or the end, after which the connection is released and `self.connection` is nil).
     nonisolated(nonsending) private mutating func step(_ connection: HTTP1Connection) async throws -> ArraySlice<UInt8>? {
         let (idle, deadline) = (self.idle, self.deadline)
-        let event = try await connection.nextEvent(timeout: { try boundedTimeout(idle, deadline: deadline) })
+        let event = try await connection.nextEvent(deadline: { try readDeadline(idle: idle, deadline: deadline) })
         switch event {
         case .head:
             return nil
@@ -134,7 +135,7 @@ struct BodyReading: Sendable {
         case .end:
             try decoder?.finish()
             metrics.bytesReceived += connection.bytesReceived
-            metrics.total = ContinuousClock.now - start
+            metrics.total = MonotonicInstant.now() - start
             self.connection = nil
             outcome = .ended
             pool.release(connection, reusable: connection.reusable)

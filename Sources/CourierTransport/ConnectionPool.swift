@@ -17,8 +17,8 @@ final class ConnectionPool: Sendable {
         var waiters: [RequestID: CheckedContinuation<HTTP1Connection, any Error>] = [:]
         /// Outcomes that arrived before the waiting request registered its continuation.
         var early: [RequestID: Result<HTTP1Connection, any Error>] = [:]
-        /// The connect timeout asked for by the request that made a connection necessary.
-        var connectTimeouts: [PoolKey: Duration] = [:]
+        /// The connect deadline of the request that made a connection necessary.
+        var connectDeadlines: [PoolKey: MonotonicInstant] = [:]
         /// When each idle connection was parked, and with which generation (the machine's idle-timer tag).
         var parked: [ConnectionID: (generation: UInt64, since: MonotonicInstant)] = [:]
         /// The idle timer armed for a connection, if any. Timers are lazy: one armed for an earlier idle period
@@ -33,7 +33,7 @@ final class ConnectionPool: Sendable {
     /// A deferred effect, performed after the lock is released.
     private enum Effect {
         case resume(RequestID, Result<HTTP1Connection, any Error>)
-        case connect(ConnectionID, PoolKey, Duration)
+        case connect(ConnectionID, PoolKey, MonotonicInstant)
         case close(HTTP1Connection)
         case armIdleTimer(ConnectionID, at: MonotonicInstant)
         case cancelTimer(EventLoop, TimerID)
@@ -65,11 +65,11 @@ final class ConnectionPool: Sendable {
 
     /// A connection for `key`: an idle one (checked for a server-side close first), a new one, or the next one
     /// freed, in FIFO order with other waiting requests. Cancellation of the waiting task resumes it at once.
-    nonisolated(nonsending) func lease(_ key: PoolKey, connectTimeout: Duration) async throws -> HTTP1Connection {
+    nonisolated(nonsending) func lease(_ key: PoolKey, connectDeadline: MonotonicInstant) async throws -> HTTP1Connection {
         let (request, outcome) = locked { s -> (RequestID, LeaseOutcome) in
             let request = s.nextRequestID
             s.nextRequestID &+= 1
-            return (request, leaseOutcome(request, key: key, connectTimeout: connectTimeout, in: &s))
+            return (request, leaseOutcome(request, key: key, connectDeadline: connectDeadline, in: &s))
         }
         switch outcome {
         case .effects(let effects):
@@ -103,7 +103,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// Runs the machine's `requestConnection` for `request` and translates its answer (under the lock).
-    private func leaseOutcome(_ request: RequestID, key: PoolKey, connectTimeout: Duration, in s: inout State) -> LeaseOutcome {
+    private func leaseOutcome(_ request: RequestID, key: PoolKey, connectDeadline: MonotonicInstant, in s: inout State) -> LeaseOutcome {
         guard !s.isShutDown else {
             return .effects([.resume(request, .failure(CourierError(.cancelled, "the client was shut down")))])
         }
@@ -114,7 +114,7 @@ final class ConnectionPool: Sendable {
             s.parked[id] = nil
             return .leased(connection)
         }
-        if case .lease = action.request {} else { s.connectTimeouts[key] = connectTimeout }
+        if case .lease = action.request {} else { s.connectDeadlines[key] = connectDeadline }
         return .effects(translate(action, key: key, machineIsEmpty: empty, in: &s))
     }
 
@@ -230,7 +230,7 @@ final class ConnectionPool: Sendable {
         switch action.connection {
         case .none: break
         case .create(let id):
-            out.append(.connect(id, key, s.connectTimeouts[key] ?? configuration.timeouts.connect))
+            out.append(.connect(id, key, s.connectDeadlines[key] ?? .now() + configuration.timeouts.connect))
         case .close(let id):
             forget(id, in: &s, into: &out)
         case .park(let id, let generation):
@@ -239,7 +239,7 @@ final class ConnectionPool: Sendable {
             if s.idleTimers[id] == nil { out.append(.armIdleTimer(id, at: now + configuration.idleTimeout)) }
         case .closeAndCreate(let old, let new):
             forget(old, in: &s, into: &out)
-            out.append(.connect(new, key, s.connectTimeouts[key] ?? configuration.timeouts.connect))
+            out.append(.connect(new, key, s.connectDeadlines[key] ?? .now() + configuration.timeouts.connect))
         }
         if machineIsEmpty { s.machines[key] = nil }
         return out
@@ -262,8 +262,8 @@ final class ConnectionPool: Sendable {
                     return nil
                 }
                 continuation?.resume(with: result)
-            case .connect(let id, let key, let timeout):
-                Task { await self.connect(id, key: key, timeout: timeout) }
+            case .connect(let id, let key, let deadline):
+                Task { await self.connect(id, key: key, deadline: deadline) }
             case .close(let connection):
                 connection.stream.close()
             case .armIdleTimer(let id, let deadline):
@@ -309,10 +309,10 @@ final class ConnectionPool: Sendable {
         if let rearm { armIdleTimer(id, at: rearm) }
     }
 
-    private func connect(_ id: ConnectionID, key: PoolKey, timeout: Duration) async {
+    private func connect(_ id: ConnectionID, key: PoolKey, deadline: MonotonicInstant) async {
         let result: Result<HTTP1Connection, any Error>
         do {
-            let (stream, setup) = try await connector.connect(key, timeout: timeout)
+            let (stream, setup) = try await connector.connect(key, deadline: deadline)
             let connection = HTTP1Connection(
                 id: id, key: key, stream: stream, limits: configuration.parserLimits, readSize: configuration.readSize
             )

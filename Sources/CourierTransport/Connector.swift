@@ -28,11 +28,10 @@ final class Connector: Sendable {
     }
 
     /// Resolves (unless the connect host is an IP literal), connects, and for https runs the TLS handshake with
-    /// SNI and verification against the origin's host (never the fallback address it connects to), all within
-    /// `timeout`.
-    nonisolated(nonsending) func connect(_ key: PoolKey, timeout: Duration) async throws -> (any ByteStream, Setup) {
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// SNI and verification against the origin's host (never the fallback address it connects to), all by
+    /// `deadline` (the same instant all the way down to the socket's timer).
+    nonisolated(nonsending) func connect(_ key: PoolKey, deadline: MonotonicInstant) async throws -> (any ByteStream, Setup) {
+        let start = MonotonicInstant.now()
         let addresses: [SocketAddress]
         let isLiteral: Bool
         if let literal = SocketAddress(ipAddress: key.connectHost, port: key.connectPort) {
@@ -42,16 +41,15 @@ final class Connector: Sendable {
             addresses = try await resolver.resolve(host: key.connectHost, port: key.connectPort)
             isLiteral = false
         }
-        let resolved = clock.now
-        guard timeout - (resolved - start) > .zero else {
+        let resolved = MonotonicInstant.now()
+        guard resolved < deadline else {
             throw CourierError(.timeout, "resolving \(key.connectHost) used the whole connect timeout")
         }
-        let tcp = try await TCPConnection.connect(to: addresses, timeout: timeout - (resolved - start), on: loops.next())
-        let connected = clock.now
+        let tcp = try await TCPConnection.connect(to: addresses, deadline: deadline, on: loops.next())
+        let connected = MonotonicInstant.now()
         var setup = Setup(dns: isLiteral ? .zero : resolved - start, connect: connected - resolved, tls: nil)
         guard let policy = key.tls else { return (tcp, setup) }
-        let left = timeout - (connected - start)
-        guard left > .zero else {
+        guard connected < deadline else {
             tcp.close()
             throw CourierError(.timeout, "connecting to \(key.connectHost) used the whole connect timeout before TLS")
         }
@@ -63,8 +61,8 @@ final class Connector: Sendable {
             throw error
         }
         do {
-            let stream = try await TLSStream.handshake(over: tcp, engine: engine, timeout: left, tracker: liveTLSStreams)
-            setup.tls = clock.now - connected
+            let stream = try await TLSStream.handshake(over: tcp, engine: engine, deadline: deadline, tracker: liveTLSStreams)
+            setup.tls = MonotonicInstant.now() - connected
             return (stream, setup)
         } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {
             throw CourierError(.timeout, "the TLS handshake with \(key.host) did not finish within the connect timeout", cause: error)

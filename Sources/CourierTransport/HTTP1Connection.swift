@@ -1,5 +1,6 @@
 import CourierCore
 import CourierHTTP1
+import CourierPosix
 
 /// One HTTP/1.1 connection: a byte stream plus the codec's state machine, parser and encoder. It performs the
 /// state machine's actions (the I/O); the machine decides reuse and failure.
@@ -19,7 +20,7 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Bytes moved for the current request.
     private(set) var bytesSent: Int64 = 0
     private(set) var bytesReceived: Int64 = 0
-    private(set) var firstByteAt: ContinuousClock.Instant?
+    private(set) var firstByteAt: MonotonicInstant?
     private let readSize: Int
     /// Reused for each request's head (and a small body sent with it).
     private var headBuffer: [UInt8] = []
@@ -86,16 +87,16 @@ final class HTTP1Connection: @unchecked Sendable {
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
-        timeout: () throws -> Duration
+        deadline: () throws -> MonotonicInstant
     ) async throws {
         var effect = begin(head: head, body: body)
         while true {
             switch effect {
             case .writeHead(let includingBody):
-                try await writeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody, timeout: timeout)
+                try await writeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody, deadline: deadline)
                 effect = perform(machine.requestHeadWritten())
             case .writeBody:
-                try await writeBody(body, timeout: timeout)
+                try await writeBody(body, deadline: deadline)
                 effect = perform(machine.requestBodyEnded())
             case .none:
                 return
@@ -137,11 +138,11 @@ final class HTTP1Connection: @unchecked Sendable {
     /// encoded in the buffer kept from the previous request: no allocation once it is warm.
     nonisolated(nonsending) private func writeHead(
         _ head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body, includingBody: Bool,
-        timeout: () throws -> Duration
+        deadline: () throws -> MonotonicInstant
     ) async throws {
         let buffer = try encodeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody)
         do {
-            try await stream.write(buffer, timeout: timeout())
+            try await stream.write(buffer, deadline: deadline())
         } catch {
             encoder.reset()
             recycle(consume buffer)
@@ -182,7 +183,7 @@ final class HTTP1Connection: @unchecked Sendable {
     }
 
     /// Writes a body that goes after the head: a large byte body, or a streamed one chunk by chunk.
-    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, timeout: () throws -> Duration) async throws {
+    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, deadline: () throws -> MonotonicInstant) async throws {
         do {
             switch body {
             case .none:
@@ -191,16 +192,16 @@ final class HTTP1Connection: @unchecked Sendable {
                 var part: [UInt8] = []
                 try encoder.writeBodyPart(bytes, into: &part)
                 try encoder.writeEnd(into: &part)
-                try await write(part, timeout: timeout())
+                try await write(part, deadline: deadline())
             case .stream(let parts):
                 for try await chunk in parts {
                     var framed: [UInt8] = []
                     try encoder.writeBodyPart(chunk, into: &framed)
-                    if !framed.isEmpty { try await write(framed, timeout: timeout()) }
+                    if !framed.isEmpty { try await write(framed, deadline: deadline()) }
                 }
                 var end: [UInt8] = []
                 try encoder.writeEnd(into: &end)
-                try await write(end, timeout: timeout())
+                try await write(end, deadline: deadline())
             }
         } catch {
             encoder.reset()
@@ -208,22 +209,23 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    nonisolated(nonsending) private func write(_ bytes: [UInt8], timeout: Duration) async throws {
-        try await stream.write(bytes, timeout: timeout)
+    nonisolated(nonsending) private func write(_ bytes: [UInt8], deadline: MonotonicInstant) async throws {
+        try await stream.write(bytes, deadline: deadline)
         bytesSent += Int64(bytes.count)
     }
 
     // MARK: - Receiving
 
     /// The next response event, reading from the stream when the parser needs more bytes.
-    /// `timeout` is asked before each read (it shrinks as the request's total deadline nears).
+    /// `deadline` is asked before each read: the idle timeout from now, capped by the request's one absolute
+    /// deadline (it throws once that has passed).
     ///
     /// The parsing and bookkeeping live in synchronous helpers: an async function keeps each of its temporaries
     /// in a task allocation (about eight per call here when they were inline), a synchronous one on the stack.
-    nonisolated(nonsending) func nextEvent(timeout: () throws -> Duration) async throws -> ResponseEvent {
+    nonisolated(nonsending) func nextEvent(deadline: () throws -> MonotonicInstant) async throws -> ResponseEvent {
         while true {
             if let event = try takeEvent() { return event }
-            let bytes = try await stream.read(maxBytes: readSize, timeout: timeout())
+            let bytes = try await stream.read(maxBytes: readSize, deadline: deadline())
             try absorb(bytes)
         }
     }
@@ -238,14 +240,14 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Receives the rest of a `Content-Length` body straight into `body`, appended (call only when
     /// ``canReceiveBodyDirectly(limit:)`` said so): each `recv` fills as much of the array as the socket holds,
     /// with no intermediate buffer, no copy and no allocation per read. The parser is told about every byte, so
-    /// the next ``nextEvent(timeout:)`` ends the response, or, when the server closed the connection first,
+    /// the next ``nextEvent(deadline:)`` ends the response, or, when the server closed the connection first,
     /// reports the truncated body. On an error `body` holds a partial body (the caller discards it).
-    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], timeout: () throws -> Duration) async throws {
+    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], deadline: () throws -> MonotonicInstant) async throws {
         guard let remaining = parser.directBodyBytesRemaining else { return }
         var offset = body.count
         body.append(contentsOf: repeatElement(0, count: remaining))
         while offset < body.count {
-            let count = try await stream.read(into: &body, at: offset, timeout: timeout())
+            let count = try await stream.read(into: &body, at: offset, deadline: deadline())
             if count == 0 {
                 body.removeLast(body.count - offset)
                 parser.eof()
@@ -282,7 +284,7 @@ final class HTTP1Connection: @unchecked Sendable {
             parser.eof()
         } else {
             if firstByteAt == nil {
-                firstByteAt = .now
+                firstByteAt = .now()
                 _ = perform(machine.responseBytesReceived())
             }
             bytesReceived += Int64(bytes.count)

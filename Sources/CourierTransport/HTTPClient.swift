@@ -95,9 +95,9 @@ public final class HTTPClient: Sendable {
         let url: HTTPURL
         let metrics: RequestMetrics
         let decoder: ContentDecoder?
-        let deadline: ContinuousClock.Instant
+        let deadline: MonotonicInstant
         let idle: Duration
-        let start: ContinuousClock.Instant
+        let start: MonotonicInstant
     }
 
     private func makeStreamingResponse(_ exchange: sending Exchange) -> StreamingResponse {
@@ -110,7 +110,9 @@ public final class HTTPClient: Sendable {
     /// The decisions (validation, redirects, the error to throw) are synchronous helpers: an async function keeps
     /// each of its temporaries in a task allocation, a synchronous one on the stack.
     nonisolated(nonsending) private func exchangeHead(_ request: HTTPRequest) async throws(CourierError) -> Exchange {
-        let start = ContinuousClock.now
+        // The one absolute deadline of the whole request (redirects and body included), carried unchanged down to
+        // the socket's timer; every read and write waits at most the idle timeout from its start, within it.
+        let start = MonotonicInstant.now()
         let timeouts = request.timeouts ?? configuration.timeouts
         let deadline = start + timeouts.total
         try validate(request)
@@ -204,7 +206,7 @@ public final class HTTPClient: Sendable {
     /// The error a failed exchange throws, with the bytes and attempts so far.
     @inline(never)
     private func failure(
-        _ error: any Error, url: HTTPURL, deadline: ContinuousClock.Instant, timeouts: TimeoutPolicy, metrics: RequestMetrics
+        _ error: any Error, url: HTTPURL, deadline: MonotonicInstant, timeouts: TimeoutPolicy, metrics: RequestMetrics
     ) -> CourierError {
         var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: timeouts)
         failure.bytesSent = metrics.bytesSent
@@ -226,24 +228,24 @@ public final class HTTPClient: Sendable {
     /// Leases a connection, sends the request and reads the response head. Retries once on a fresh connection
     /// when a reused one turns out to have been closed by the server before answering.
     nonisolated(nonsending) private func attempt(
-        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: ContinuousClock.Instant,
-        start: ContinuousClock.Instant, metrics: inout RequestMetrics
+        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: MonotonicInstant,
+        start: MonotonicInstant, metrics: inout RequestMetrics
     ) async throws -> (HTTP1Connection, HTTPResponseHead) {
         let (key, head) = prepare(request)
         metrics.attempts = 0
         for attemptNumber in 1...2 {
             metrics.attempts = attemptNumber
-            let connectTimeout = min(timeouts.connect, remaining(until: deadline))
-            guard connectTimeout > .zero else { throw TotalDeadline() }
-            let connection = try await pool.lease(key, connectTimeout: connectTimeout)
+            let now = MonotonicInstant.now()
+            guard now < deadline else { throw TotalDeadline() }
+            let connection = try await pool.lease(key, connectDeadline: min(now + timeouts.connect, deadline))
             leased(connection, metrics: &metrics)
             do {
                 try await connection.send(
                     head: head, hostHeader: request.url.hostHeader, body: request.body,
-                    timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) }
+                    deadline: { try readDeadline(idle: timeouts.idle, deadline: deadline) }
                 )
                 while true {
-                    let event = try await connection.nextEvent(timeout: { try boundedTimeout(timeouts.idle, deadline: deadline) })
+                    let event = try await connection.nextEvent(deadline: { try readDeadline(idle: timeouts.idle, deadline: deadline) })
                     if case .head(let responseHead) = event {
                         headArrived(on: connection, start: start, metrics: &metrics)
                         return (connection, responseHead)
@@ -291,7 +293,7 @@ public final class HTTPClient: Sendable {
     }
 
     @inline(never)
-    private func headArrived(on connection: HTTP1Connection, start: ContinuousClock.Instant, metrics: inout RequestMetrics) {
+    private func headArrived(on connection: HTTP1Connection, start: MonotonicInstant, metrics: inout RequestMetrics) {
         metrics.bytesSent += connection.bytesSent
         if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
     }
@@ -322,16 +324,12 @@ public final class HTTPClient: Sendable {
 
 }
 
-func remaining(until deadline: ContinuousClock.Instant) -> Duration {
-    deadline - ContinuousClock.now
-}
-
-/// The wait allowed for the next read or write: the idle timeout, shortened to what is left before the request's
-/// total deadline; throws when the deadline has passed.
-func boundedTimeout(_ idle: Duration, deadline: ContinuousClock.Instant) throws -> Duration {
-    let left = remaining(until: deadline)
-    guard left > .zero else { throw TotalDeadline() }
-    return min(idle, left)
+/// When the next read or write must be done: the idle timeout from now, capped by the request's one absolute
+/// deadline; throws when that has passed.
+func readDeadline(idle: Duration, deadline: MonotonicInstant) throws -> MonotonicInstant {
+    let now = MonotonicInstant.now()
+    guard now < deadline else { throw TotalDeadline() }
+    return min(now + idle, deadline)
 }
 
 /// The request's total deadline passed.

@@ -37,22 +37,20 @@ final class TLSStream: ByteStream, Sendable {
         tracker?.add(-1)
     }
 
-    /// Runs the handshake over `tcp` within `timeout` and returns the established stream. On failure `tcp` is
-    /// closed.
+    /// Runs the handshake over `tcp`, finishing by `deadline`, and returns the established stream. On failure
+    /// `tcp` is closed.
     ///
     /// - Throws: ``TLSError`` for a handshake, certificate or pin failure; ``ConnectionError`` (a timeout, a
     ///   closed socket) or `CancellationError` from the socket.
     nonisolated(nonsending) static func handshake(
-        over tcp: TCPConnection, engine: sending TLSEngine, timeout: Duration, tracker: LiveCount? = nil
+        over tcp: TCPConnection, engine: sending TLSEngine, deadline: MonotonicInstant, tracker: LiveCount? = nil
     ) async throws -> TLSStream {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
         var engine = Optional(engine)
         do {
             while true {
                 let step = engine!.handshake()
                 let output = engine!.takeOutput()
-                if !output.isEmpty { try await tcp.write(output, timeout: deadline - clock.now) }
+                if !output.isEmpty { try await tcp.write(output, deadline: deadline) }
                 switch step {
                 case .complete:
                     let info = engine!.info
@@ -60,9 +58,7 @@ final class TLSStream: ByteStream, Sendable {
                 case .failed(let error):
                     throw error
                 case .wantInput:
-                    let left = deadline - clock.now
-                    guard left > .zero else { throw ConnectionError.readTimeout(timeout) }
-                    let input = try await tcp.read(maxBytes: 16 * 1024, timeout: left)
+                    let input = try await tcp.read(maxBytes: 16 * 1024, deadline: deadline)
                     if input.isEmpty { engine!.feedEndOfInput() } else { engine!.feed(input) }
                 }
             }
@@ -74,7 +70,7 @@ final class TLSStream: ByteStream, Sendable {
 
     // MARK: - ByteStream
 
-    nonisolated(nonsending) func read(maxBytes: Int, timeout: Duration?) async throws -> [UInt8] {
+    nonisolated(nonsending) func read(maxBytes: Int, deadline: MonotonicInstant?) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         while true {
             var step = TLSEngine.ReadStep.wantInput
@@ -84,11 +80,11 @@ final class TLSStream: ByteStream, Sendable {
                     if case .bytes(let count) = step { initialized = count }
                 }
             }
-            if try await settle(step, timeout: timeout) { return bytes }
+            if try await settle(step, deadline: deadline) { return bytes }
         }
     }
 
-    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration?) async throws -> Int {
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: MonotonicInstant?) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         while true {
             var step = TLSEngine.ReadStep.wantInput
@@ -97,7 +93,7 @@ final class TLSStream: ByteStream, Sendable {
                     step = engine.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]))
                 }
             }
-            if try await settle(step, timeout: timeout) {
+            if try await settle(step, deadline: deadline) {
                 if case .bytes(let count) = step { return count }
                 return 0
             }
@@ -106,16 +102,16 @@ final class TLSStream: ByteStream, Sendable {
 
     /// Acts on a read step: sends any output it produced, and for `wantInput` feeds the engine from the socket.
     /// Returns whether the read is over (plaintext or a clean end); throws (closing the stream) on a failure.
-    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, timeout: Duration?) async throws -> Bool {
+    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, deadline: MonotonicInstant?) async throws -> Bool {
         do {
-            try await flush(timeout: timeout)
+            try await flush(deadline: deadline)
             switch step {
             case .bytes, .closed:
                 return true
             case .failed(let error):
                 throw error
             case .wantInput:
-                let input = try await tcp.read(maxBytes: 64 * 1024, timeout: timeout)
+                let input = try await tcp.read(maxBytes: 64 * 1024, deadline: deadline)
                 try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
                 return false
             }
@@ -125,12 +121,12 @@ final class TLSStream: ByteStream, Sendable {
         }
     }
 
-    nonisolated(nonsending) func write(_ bytes: [UInt8], timeout: Duration?) async throws {
+    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: MonotonicInstant?) async throws {
         guard !bytes.isEmpty else { return }
         do {
             let failure = try withEngine { engine in bytes.withUnsafeBytes { engine.write($0) } }
             if let failure { throw failure }
-            try await flush(timeout: timeout)
+            try await flush(deadline: deadline)
         } catch {
             close()
             throw error
@@ -138,7 +134,7 @@ final class TLSStream: ByteStream, Sendable {
     }
 
     /// Sends the engine's output, unless another task is already sending (it sends this output too).
-    nonisolated(nonsending) private func flush(timeout: Duration?) async throws {
+    nonisolated(nonsending) private func flush(deadline: MonotonicInstant?) async throws {
         var output = state.withLock { s -> [UInt8] in
             guard !s.sending, s.engine.hasOutput else { return [] }
             s.sending = true
@@ -146,7 +142,7 @@ final class TLSStream: ByteStream, Sendable {
         }
         while !output.isEmpty {
             do {
-                try await tcp.write(output, timeout: timeout)
+                try await tcp.write(output, deadline: deadline)
             } catch {
                 state.withLock { $0.sending = false }
                 throw error

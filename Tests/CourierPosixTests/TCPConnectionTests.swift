@@ -95,6 +95,36 @@ extension LoopbackTests {
             try await expectNoDescriptorLeak(baseline: baseline)
         }
 
+        @Test func aDeadlineIsAbsoluteEvenWhileTheWriteKeepsMakingProgress() async throws {
+            // The peer reads 4 KiB every 20 ms: each wait for buffer space is short, but a 1 MiB write needs about
+            // 5 s. The deadline (300 ms away) holds for the whole operation, not for each wait.
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(receiveBufferSize: 4096, on: loop)
+            defer { listener.close() }
+            let client = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            defer { client.close() }
+            try client.setSendBufferSize(4096)
+            let server = try await listener.accept()
+            defer { server.close() }
+            let reader = Task { [server] in
+                while !Task.isCancelled {
+                    guard let bytes = try? await server.read(maxBytes: 4096, timeout: .seconds(2)), !bytes.isEmpty else { return }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            defer { reader.cancel() }
+            let started = MonotonicInstant.now()
+            let error = await #expect(throws: ConnectionError.self) {
+                try await client.write(pattern(count: 1 << 20), deadline: started + .milliseconds(300))
+            }
+            let took = MonotonicInstant.now() - started
+            #expect(error?.kind == .writeTimeout)
+            #expect(client.parkCount > 1, "the write waited more than once")
+            #expect(took >= .milliseconds(290) && took < .seconds(3), "took \(took)")
+        }
+
         @Test func connectRefusedCarriesTheErrno() async throws {
             let group = try EventLoopGroup(threads: 1)
             defer { group.shutdown() }
