@@ -168,8 +168,13 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// The buffer must stay valid until the call returns. - Returns: the number of bytes read; 0 at end of
     /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
     nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
+        try await read(into: buffer, deadline: timeout.map { .now() + $0 })
+    }
+
+    /// ``read(into:timeout:)-(UnsafeMutableRawBufferPointer,_)`` with an absolute deadline (nil waits forever).
+    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: MonotonicInstant?) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
-        return try await channel.perform(.read, deadline: timeout.map { .now() + $0 }, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, deadline: deadline, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
         }
     }

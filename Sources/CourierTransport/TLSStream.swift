@@ -24,6 +24,9 @@ final class TLSStream: ByteStream, Sendable {
     let tlsInfo: TLSSessionInfo?
     /// Counts this stream while it exists (its engine, and so its OpenSSL session, lives exactly as long).
     private let tracker: LiveCount?
+    /// Where ciphertext lands from the socket before it is fed to the engine: one buffer for the stream's life,
+    /// not an array per read. Only the reading task touches it (one read at a time).
+    nonisolated(unsafe) private let ciphertext = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
 
     private init(tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?, tracker: LiveCount?) {
         self.tcp = tcp
@@ -34,6 +37,7 @@ final class TLSStream: ByteStream, Sendable {
     }
 
     deinit {
+        ciphertext.deallocate()
         tracker?.add(-1)
     }
 
@@ -74,10 +78,12 @@ final class TLSStream: ByteStream, Sendable {
         precondition(maxBytes > 0, "maxBytes must be positive")
         while true {
             var step = TLSEngine.ReadStep.wantInput
-            let bytes = try withEngine { engine in
-                [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
-                    step = engine.read(into: UnsafeMutableRawBufferPointer(buffer))
-                    if case .bytes(let count) = step { initialized = count }
+            // At most one record (16 KiB) comes out per read: decrypt on the stack, return exactly what came.
+            let bytes = try withEngine { engine -> [UInt8] in
+                withUnsafeTemporaryAllocation(byteCount: min(maxBytes, 16 * 1024), alignment: 1) { buffer in
+                    step = engine.read(into: buffer)
+                    if case .bytes(let count) = step { return Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+                    return []
                 }
             }
             if try await settle(step, deadline: deadline) { return bytes }
@@ -111,8 +117,9 @@ final class TLSStream: ByteStream, Sendable {
             case .failed(let error):
                 throw error
             case .wantInput:
-                let input = try await tcp.read(maxBytes: 64 * 1024, deadline: deadline)
-                try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
+                let count = try await tcp.read(into: ciphertext, deadline: deadline)
+                let arrived = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
+                try withEngine { count == 0 ? $0.feedEndOfInput() : $0.feed(arrived) }
                 return false
             }
         } catch {

@@ -44,6 +44,36 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func theSystemStoreHonoursSSLCertFileAndSSLCertDir() async throws {
+        let peer = try await PythonPeer.start(tls: TLSPeerOptions())
+        defer { peer.stop() }
+        let viaFile = try await CourierProcess.run(["fetch", peer.url("/bytes/3")], environment: ["SSL_CERT_FILE": Self.pki.rootCA])
+        #expect(viaFile.status == 0, "\(viaFile.stderr)")
+        // SSL_CERT_DIR: a folder of CA files named by their subject hash (what `openssl rehash` makes).
+        let dir = NSTemporaryDirectory() + "courier-certdir-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let hash = try Self.subjectHash(Self.pki.rootCA)
+        try FileManager.default.copyItem(atPath: Self.pki.rootCA, toPath: dir + "/\(hash).0")
+        let viaDir = try await CourierProcess.run(
+            ["fetch", peer.url("/bytes/3")], environment: ["SSL_CERT_DIR": dir, "SSL_CERT_FILE": "/nonexistent"]
+        )
+        #expect(viaDir.status == 0, "\(viaDir.stderr)")
+    }
+
+    /// `openssl x509 -subject_hash`: the name OpenSSL looks a CA up by in a certificate folder.
+    static func subjectHash(_ pem: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/openssl")
+        process.arguments = ["x509", "-noout", "-subject_hash", "-in", pem]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func aWrongPinExits90AndTheRightOneIsAccepted() async throws {
         let peer = try await PythonPeer.start(tls: TLSPeerOptions())
         defer { peer.stop() }
