@@ -1,4 +1,5 @@
 import CourierCore
+import CourierPosix
 import CourierTestSupport
 import CourierTLS
 import Foundation
@@ -251,6 +252,51 @@ struct TLSTests {
         #expect(second.status == 200)
         #expect(second.metrics.reusedConnection == false)
         #expect(second.metrics.attempts == 1, "the stale connection was noticed before the request, not by a retry")
+    }
+
+    @Test func sessionTicketsWaitingOnAnIdleConnectionAreNotUnsolicitedData() async throws {
+        // A TLS 1.3 server sends its session tickets after the handshake; nothing has read them yet when the pool
+        // probes the idle connection. The probe must take them for what they are, not for unsolicited bytes.
+        let peer = try await PythonPeer.start(tls: TLSPeerOptions(tickets: 2))
+        let connector = Connector(resolver: .shared, loops: .shared)
+        let key = PoolKey(
+            scheme: "https", host: "127.0.0.1", port: peer.port, connectHost: "127.0.0.1", connectPort: peer.port,
+            tls: Self.trustTestRoot
+        )
+        let (stream, _) = try await connector.connect(key, deadline: .now() + .seconds(5))
+        defer { stream.close() }
+        try await Task.sleep(for: .milliseconds(200))  // the tickets arrive
+        #expect(!stream.isQuietSinceLastRead(), "bytes are waiting on the socket")
+        #expect(!stream.hasPendingInput())
+        #expect(!stream.isClosedByPeer())
+        // The session is usable after the probe, and the tickets it absorbed made the session resumable.
+        try await stream.write(Array("GET /bytes/5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), deadline: .now() + .seconds(5))
+        var response: [UInt8] = []
+        while !String(decoding: response, as: UTF8.self).hasSuffix("\r\n\r\n\u{0}\u{1}\u{2}\u{3}\u{4}") {
+            let bytes = try await stream.read(maxBytes: 4096, deadline: .now() + .seconds(5))
+            try #require(!bytes.isEmpty)
+            response += bytes
+        }
+        #expect(String(decoding: response, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        let second = try await connector.connect(key, deadline: .now() + .seconds(5)).0
+        defer { second.close() }
+        #expect(second.tlsInfo?.resumed == true)
+    }
+
+    @Test func unsolicitedPlaintextOnAnIdleTLSConnectionIsPendingInput() async throws {
+        let peer = try await PythonPeer.start(tls: TLSPeerOptions())
+        let connector = Connector(resolver: .shared, loops: .shared)
+        let key = PoolKey(
+            scheme: "https", host: "127.0.0.1", port: peer.port, connectHost: "127.0.0.1", connectPort: peer.port,
+            tls: Self.trustTestRoot
+        )
+        let (stream, _) = try await connector.connect(key, deadline: .now() + .seconds(5))
+        defer { stream.close() }
+        // A response nobody reads is application data waiting on the idle connection, as a server's unsolicited
+        // bytes would be: the probe must report it (the connection is then not reused).
+        try await stream.write(Array("GET /bytes/5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), deadline: .now() + .seconds(5))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(stream.hasPendingInput())
     }
 
     // MARK: - Truncation
