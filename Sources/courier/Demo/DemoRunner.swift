@@ -51,7 +51,7 @@ struct DemoRunner {
         ])
         let loader = factory.makeLoader()
         let scenarios = DemoScenarios(
-            loader: loader, printer: printer, upstream: upstream, port: upstream.port, graph: service.graph
+            loader: loader, printer: printer, upstream: upstream, port: upstream.port, graph: service.graph, origin: origin
         )
 
         let port = upstream.port

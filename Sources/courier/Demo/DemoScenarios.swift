@@ -9,6 +9,8 @@ struct DemoScenarios: Sendable {
     let port: Int
     /// The policy, for the numbers the explanations quote.
     let graph: PolicyGraph
+    /// The demo's start, which the upstream's record times count from.
+    let origin: ContinuousClock.Instant
 
     private var catalogue: String { "http://127.0.0.1:\(port)" }
 
@@ -24,6 +26,7 @@ struct DemoScenarios: Sendable {
             "Five searches start at once; the policy allows 127.0.0.1/search \(DemoScenarios.number(limit.requestsPerSecond)) "
                 + "requests per second with a burst of \(limit.burst), so \(waiting) of them wait their turn (in arrival order)."
         )
+        let started = ContinuousClock.now - origin
         let results = await loadAll((1...count).map { Request(url: "\(catalogue)/search?q=\($0)") })
         expectSuccess(results, name, &checks)
         let waits = printer.events { $0.hasPrefix("\(catalogue)/search") }.filter {
@@ -33,11 +36,15 @@ struct DemoScenarios: Sendable {
         checks.expect(
             waits.count >= waiting - 1, name, "at least \(waiting - 1) of the five wait for the rate limit", "\(waits.count) waited"
         )
+        // Measured from the moment the five loads started, not from the first arrival: a machine that delays the
+        // first request (a busy CI runner) must not make correct pacing look too fast. Without pacing, the last
+        // would arrive at once.
         let arrivals = upstream.records.filter { $0.path == "/search" }.map(\.at)
-        if let first = arrivals.min(), let last = arrivals.max() {
+        if let last = arrivals.max() {
             checks.expect(
-                last - first >= spread * 0.75, name, "the upstream sees them spread over about \(DemoScenarios.ms(spread))",
-                "\(DemoScenarios.ms(last - first)) from first to last"
+                last - started >= spread * 0.75, name,
+                "the last of them reaches the upstream about \(DemoScenarios.ms(spread)) after they started",
+                "\(DemoScenarios.ms(last - started)) after the start"
             )
         }
     }
