@@ -94,6 +94,7 @@ let package = Package(
             name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib", "CourierTestSupport"]
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
+        .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport"]
