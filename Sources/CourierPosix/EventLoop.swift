@@ -186,9 +186,11 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     // MARK: - The loop
 
-    func start(name: String) throws(SystemCallError) -> pthread_t {
+    func start(name: String, scheduling: EventLoopThreadScheduling) throws(SystemCallError) -> pthread_t {
         try Syscall.startThread(name: name) { [self] in
             threadID.store(UInt(Syscall.currentThread()), ordering: .relaxed)
+            // Best effort: a kernel or sandbox that refuses the policy (EPERM) leaves the thread as it was.
+            if scheduling == .batch { try? Syscall.setBatchScheduling() }
             run()
         }
     }

@@ -26,10 +26,13 @@ public final class EventLoopGroup: Sendable {
         }
     }()
 
-    /// Starts `threads` loops (at least one).
+    /// Starts `threads` loops (at least one), scheduled as `scheduling` says (see ``EventLoopThreadScheduling``;
+    /// a kernel that refuses `batch` leaves the threads as they were).
     ///
     /// - Throws: ``SystemCallError`` when epoll, eventfd or a thread cannot be created.
-    public init(threads: Int = 1, namePrefix: String = "courier-loop") throws(SystemCallError) {
+    public init(
+        threads: Int = 1, namePrefix: String = "courier-loop", scheduling: EventLoopThreadScheduling = .normal
+    ) throws(SystemCallError) {
         precondition(threads >= 1, "an EventLoopGroup needs at least one thread")
         var loops: [EventLoop] = []
         var started: [pthread_t] = []
@@ -37,7 +40,7 @@ public final class EventLoopGroup: Sendable {
             for index in 0..<threads {
                 let loop = try EventLoop(index: index)
                 loops.append(loop)
-                started.append(try loop.start(name: "\(namePrefix)-\(index)"))
+                started.append(try loop.start(name: "\(namePrefix)-\(index)", scheduling: scheduling))
             }
         } catch {
             for loop in loops { loop.initiateShutdown() }

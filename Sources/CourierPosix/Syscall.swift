@@ -342,6 +342,11 @@ enum Syscall {
 
     /// Starts a joinable thread running `body`.
     @inline(never)
+    /// `sched_setscheduler(2)`: the calling thread's policy becomes `SCHED_BATCH` (no preemption when it wakes).
+    static func setBatchScheduling() throws(SystemCallError) {
+        _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setBatchScheduling() }
+    }
+
     static func startThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) -> pthread_t {
         final class Box {
             let name: String

@@ -124,3 +124,24 @@ extension LoopbackTests.EventLoopTests {
         #expect(value == 7)
     }
 }
+
+/// The loops' scheduling policy: the ordinary one by default, SCHED_BATCH (no wake-up preemption of the thread
+/// running the callers) on request.
+@Suite struct EventLoopSchedulingTests {
+    /// The kernel's policy of the thread running `loop` (`sched_getscheduler(0)` on it).
+    func policy(of loop: EventLoop) async throws -> Int32 {
+        try await loop.submit { sched_getscheduler(0) }
+    }
+
+    @Test func loopsRunWithTheOrdinaryPolicyByDefault() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        #expect(try await policy(of: group.next()) == SCHED_OTHER)
+    }
+
+    @Test func batchSchedulingOnRequest() async throws {
+        let group = try EventLoopGroup(threads: 2, scheduling: .batch)
+        defer { group.shutdown() }
+        for loop in group.loops { #expect(try await policy(of: loop) == 3) }  // SCHED_BATCH
+    }
+}

@@ -27,9 +27,14 @@ public struct CourierBenchClient: BenchClient {
         }
         // COURIER_PIN=1 runs each request with an event loop as its executor (see HTTPClientConfiguration).
         configuration.runsRequestsOnEventLoop = environment("COURIER_PIN") == "1"
+        // COURIER_LOOPS=N runs N loops of the client's own; COURIER_LOOP_SCHEDULING=batch gives them SCHED_BATCH
+        // instead of the default policy (see EventLoopThreadScheduling), for A/B runs.
         let group: EventLoopGroup
+        let scheduling: EventLoopThreadScheduling = environment("COURIER_LOOP_SCHEDULING") == "batch" ? .batch : .normal
         if let loops = environment("COURIER_LOOPS").flatMap({ Int($0) }) {
-            group = try EventLoopGroup(threads: loops)
+            group = try EventLoopGroup(threads: loops, scheduling: scheduling)
+        } else if scheduling == .batch {
+            group = try EventLoopGroup(threads: 1, namePrefix: "courier-batch", scheduling: .batch)
         } else {
             group = .shared
         }

@@ -21,4 +21,7 @@ int CCourierPosix_accept4(int fd, struct sockaddr *_Nullable addr, socklen_t *_N
 /// Names the calling thread (best effort; truncated to 15 bytes by the kernel).
 void CCourierPosix_setThreadName(const char *_Nonnull name);
 
+/// sched_setscheduler(2) of the calling thread to SCHED_BATCH (a GNU name) at priority 0; -1 with errno on failure.
+int CCourierPosix_setBatchScheduling(void);
+
 #endif
