@@ -254,15 +254,20 @@ struct TLSTests {
         #expect(second.metrics.attempts == 1, "the stale connection was noticed before the request, not by a retry")
     }
 
+    /// A connector and the pool key for `peer` over TLS with the test root, to make connections by hand.
+    static func directConnection(to peer: PythonPeer) -> (Connector, PoolKey) {
+        let key = PoolKey(
+            scheme: "https", host: "127.0.0.1", port: peer.port, connectHost: "127.0.0.1", connectPort: peer.port,
+            tls: trustTestRoot
+        )
+        return (Connector(resolver: .shared, loops: .shared), key)
+    }
+
     @Test func sessionTicketsWaitingOnAnIdleConnectionAreNotUnsolicitedData() async throws {
         // A TLS 1.3 server sends its session tickets after the handshake; nothing has read them yet when the pool
         // probes the idle connection. The probe must take them for what they are, not for unsolicited bytes.
         let peer = try await PythonPeer.start(tls: TLSPeerOptions(tickets: 2))
-        let connector = Connector(resolver: .shared, loops: .shared)
-        let key = PoolKey(
-            scheme: "https", host: "127.0.0.1", port: peer.port, connectHost: "127.0.0.1", connectPort: peer.port,
-            tls: Self.trustTestRoot
-        )
+        let (connector, key) = Self.directConnection(to: peer)
         let (stream, _) = try await connector.connect(key, deadline: .now() + .seconds(5))
         defer { stream.close() }
         try await Task.sleep(for: .milliseconds(200))  // the tickets arrive
@@ -285,11 +290,7 @@ struct TLSTests {
 
     @Test func unsolicitedPlaintextOnAnIdleTLSConnectionIsPendingInput() async throws {
         let peer = try await PythonPeer.start(tls: TLSPeerOptions())
-        let connector = Connector(resolver: .shared, loops: .shared)
-        let key = PoolKey(
-            scheme: "https", host: "127.0.0.1", port: peer.port, connectHost: "127.0.0.1", connectPort: peer.port,
-            tls: Self.trustTestRoot
-        )
+        let (connector, key) = Self.directConnection(to: peer)
         let (stream, _) = try await connector.connect(key, deadline: .now() + .seconds(5))
         defer { stream.close() }
         // A response nobody reads is application data waiting on the idle connection, as a server's unsolicited
