@@ -273,7 +273,7 @@ public final class HTTPClient: Sendable {
             head.headers.add(name: "Accept-Encoding", value: ContentCoding.acceptEncoding)
         }
         // The one place User-Agent is added: the request's own agent (the loader's), else the client's.
-        if let agent = request.userAgent ?? configuration.userAgent, !head.headers.contains("user-agent") {
+        if let agent = request.userAgent ?? configuration.userAgent, !agent.isEmpty, !head.headers.contains("user-agent") {
             head.headers.add(name: "User-Agent", value: agent)
         }
         return (key, head)

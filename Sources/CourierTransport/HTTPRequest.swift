@@ -31,8 +31,8 @@ public struct HTTPRequest: Sendable {
     public var connectTo: HostAddress?
     /// Whether to send `Accept-Encoding: gzip, deflate` (unless set) and decode such responses.
     public var decompress: Bool
-    /// The `User-Agent` to send unless ``headers`` has one; nil uses ``HTTPClientConfiguration/userAgent``. The
-    /// client adds the field in one place, for every request and redirect hop.
+    /// The `User-Agent` to send unless ``headers`` has one; nil uses ``HTTPClientConfiguration/userAgent``, and
+    /// an empty one sends none. The client adds the field in one place, for every request and redirect hop.
     public var userAgent: String?
     /// TLS settings for this request's origin (an https URL); nil uses ``HTTPClientConfiguration/tls``. They
     /// apply to this origin only: a redirect to another origin asks ``tlsPolicy`` (or uses the client's).

@@ -148,4 +148,28 @@ import Testing
         #expect(followed.stdout == "end", "\(followed.stderr)")
         #expect(server.requests.map(\.path) == ["/hop", "/hop", "/end"])
     }
+
+    @Test func headerOptionsRemoveOrEmptyAFieldAsInCurl() async throws {
+        let server = try RecordingServer()
+        defer { server.stop() }
+        // 'Name:' sends no Name, not even the ones courier adds; 'Name;' sends it empty; -L is accepted.
+        let result = try await CourierProcess.run([
+            "fetch", "-L", "-H", "User-Agent:", "-H", "Accept-Encoding:", "-H", "Content-Type:", "-H", "X-Empty;",
+            "-d", "a=1", server.url("/h"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let request = try #require(server.requests.last)
+        #expect(request.header("User-Agent") == nil)
+        #expect(request.header("Accept-Encoding") == nil)
+        #expect(request.header("Content-Type") == nil)
+        #expect(request.header("X-Empty") == "")
+        #expect(request.bodyText == "a=1")
+        // Without them, courier's own fields are there.
+        let plain = try await CourierProcess.run(["fetch", "-d", "a=1", server.url("/h")])
+        #expect(plain.status == 0)
+        let again = try #require(server.requests.last)
+        #expect(again.header("User-Agent")?.hasPrefix("courier/") == true)
+        #expect(again.header("Accept-Encoding") != nil)
+        #expect(again.header("Content-Type") == "application/x-www-form-urlencoded")
+    }
 }

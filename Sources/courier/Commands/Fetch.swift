@@ -100,6 +100,9 @@ extension CourierCommand {
         @Option(help: ArgumentHelp("Send every request through a data loader that applies this policy file.", valueName: "file"))
         var policy: String?
 
+        @Flag(name: [.customShort("L"), .customLong("location")], help: "Accepted for curl users: redirects are followed by default (--max-redirs 0 turns that off).")
+        var location = false
+
         @Option(help: ArgumentHelp(
             "Trust the CAs in this PEM file instead of the system's store (a policy service's own ca-file wins for its hosts).",
             valueName: "file"
@@ -129,9 +132,16 @@ extension CourierCommand {
             if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirs takes 0 or more") }
             if let method, !HTTPMethod(commandLine: method).isValidToken { throw ValidationError("-X '\(method)' is not a valid HTTP method") }
             for h in headers {
-                guard let field = Self.field(h) else { throw ValidationError("-H takes 'Name: value', not '\(h)'") }
-                guard HTTPHeaders.isValidName(field.name) else { throw ValidationError("-H '\(h)': '\(field.name)' is not a valid header name") }
-                guard HTTPHeaders.isValidValue(field.value) else { throw ValidationError("-H '\(field.name)': a header value may not hold CR, LF or NUL") }
+                guard let option = HeaderOption(h) else {
+                    throw ValidationError("-H takes 'Name: value' (or 'Name:' to send no Name, 'Name;' to send it empty), not '\(h)'")
+                }
+                switch option {
+                case .remove(let name):
+                    guard HTTPHeaders.isValidName(name) else { throw ValidationError("-H '\(h)': '\(name)' is not a valid header name") }
+                case .send(let field):
+                    guard HTTPHeaders.isValidName(field.name) else { throw ValidationError("-H '\(h)': '\(field.name)' is not a valid header name") }
+                    guard HTTPHeaders.isValidValue(field.value) else { throw ValidationError("-H '\(field.name)': a header value may not hold CR, LF or NUL") }
+                }
             }
             if !data.isEmpty && !dataBinary.isEmpty {
                 throw ValidationError("give -d or --data-binary, not both (the order between them would be lost)")
@@ -144,6 +154,11 @@ extension CourierCommand {
         }
 
         func run() async throws {
+            // Over a file-size limit (ulimit -f) a write then fails with EFBIG, reported as a write error (exit 23),
+            // instead of SIGXFSZ ending the process with a partial file.
+            var ignore = sigaction()
+            ignore.__sigaction_handler.sa_handler = SIG_IGN
+            _ = try? SystemCall.blocking("sigaction") { sigaction(SIGXFSZ, &ignore, nil) }
             let template = try makeTemplate()
             let reportSink = try jsonReport.map(ReportSink.init)
             var configuration = HTTPClientConfiguration()
@@ -154,7 +169,7 @@ extension CourierCommand {
                 )
             }
             // Requests Courier makes on its own (an authoriser's token requests) say who sends them too.
-            configuration.userAgent = CourierCommand.userAgent
+            configuration.userAgent = removedHeaders.contains("user-agent") ? nil : CourierCommand.userAgent
             if let maxRedirects { configuration.maxRedirects = maxRedirects }
             let client = HTTPClient(configuration: configuration)
             defer { client.shutdown() }
@@ -170,7 +185,9 @@ extension CourierCommand {
                     throw ExitCode(FetchExitCode.usage)
                 }
                 if verbose { for diagnostic in compilation.diagnostics { StandardError.write(diagnostic.description) } }
-                let service = DataLoaderService(graph: graph, userAgent: CourierCommand.userAgent, client: client)
+                let service = DataLoaderService(
+                    graph: graph, userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent, client: client
+                )
                 fetcher = LoaderFetcher(service: service, template: template, verbose: verbose)
             } else {
                 fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)
@@ -190,13 +207,30 @@ extension CourierCommand {
             return TLSPolicy(pins: pin.compactMap(TLSPolicy.Pin.init), caFile: caFile, verifiesPeer: !insecure)
         }
 
-        /// `-H 'Name: value'` as a field, nil without a colon.
-        private static func field(_ text: String) -> HTTPHeaders.Field? {
-            guard let colon = text.firstIndex(of: ":") else { return nil }
-            return HTTPHeaders.Field(
-                name: String(text[..<colon]).trimmingCharacters(in: .whitespaces),
-                value: String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-            )
+        /// What one `-H` says, as in curl: `Name: value` sends the field, `Name:` with nothing after the colon
+        /// sends no `Name` at all (not even the one courier would add: `User-Agent`, `Content-Type`,
+        /// `Accept-Encoding`), and `Name;` sends the field with an empty value.
+        enum HeaderOption: Equatable {
+            case send(HTTPHeaders.Field)
+            case remove(String)
+
+            init?(_ text: String) {
+                if text.hasSuffix(";"), !text.contains(":") {
+                    self = .send(HTTPHeaders.Field(name: String(text.dropLast()).trimmingCharacters(in: .whitespaces), value: ""))
+                    return
+                }
+                guard let colon = text.firstIndex(of: ":") else { return nil }
+                let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+                let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                self = value.isEmpty ? .remove(name.lowercased()) : .send(HTTPHeaders.Field(name: name, value: value))
+            }
+        }
+
+        private var headerOptions: [HeaderOption] { headers.compactMap(HeaderOption.init) }
+
+        /// The names `-H 'Name:'` removes (lower case).
+        private var removedHeaders: Set<String> {
+            Set(headerOptions.compactMap { if case .remove(let name) = $0 { return name } else { return nil } })
         }
 
         /// The request every URL is sent with, from -X, -H, -d, --data-binary and --max-time. With a body, the
@@ -204,12 +238,18 @@ extension CourierCommand {
         /// configuration says `courier/VERSION`, with or without a policy).
         private func makeTemplate() throws -> FetchRequestTemplate {
             let body = data.isEmpty ? try FetchBody.binary(dataBinary) : try FetchBody.data(data)
-            var fields = HTTPHeaders(fields: headers.compactMap(Self.field))
-            if body != nil, !fields.contains("content-type") { fields.add(name: "Content-Type", value: FetchBody.defaultContentType) }
+            let removed = removedHeaders
+            var fields = HTTPHeaders(fields: headerOptions.compactMap { option -> HTTPHeaders.Field? in
+                guard case .send(let field) = option, !removed.contains(field.name.lowercased()) else { return nil }
+                return field
+            })
+            if body != nil, !fields.contains("content-type"), !removed.contains("content-type") {
+                fields.add(name: "Content-Type", value: FetchBody.defaultContentType)
+            }
             return FetchRequestTemplate(
                 method: method.map { HTTPMethod(commandLine: $0) } ?? (body == nil ? .get : .post), headers: fields, body: body,
                 maxTime: maxTime.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) }, includeHead: include,
-                failOnHTTPError: fail
+                failOnHTTPError: fail, decompress: !removed.contains("accept-encoding")
             )
         }
 

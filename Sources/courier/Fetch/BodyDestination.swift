@@ -15,12 +15,27 @@ struct BodyDestination: Sendable {
     /// parallel, so outputs come out in the order the URLs were given, never interleaved.
     let buffered: Bool
 
-    /// Writes `bytes` to the target now.
+    /// Writes `bytes` to the target now. A failed write to standard output (a full disk behind a redirection) is
+    /// said on standard error and remembered, as a failed `-o` file is.
     func write(_ bytes: some Collection<UInt8>) {
         guard !bytes.isEmpty else { return }
         switch target {
-        case .standardOutput: FileHandle.standardOutput.write(Data(bytes))
+        case .standardOutput:
+            guard !StandardOutputFailure.happened else { return }
+            do {
+                try FileHandle.standardOutput.write(contentsOf: Data(bytes))
+            } catch {
+                StandardOutputFailure.record("courier fetch: writing to standard output failed: \(OutputFile.reason(error))")
+            }
         case .file(let file): file.write(bytes)
+        }
+    }
+
+    /// Whether some output for this destination could not be written (curl's exit 23).
+    var hasFailed: Bool {
+        switch target {
+        case .standardOutput: return StandardOutputFailure.happened
+        case .file(let file): return file.hasFailed
         }
     }
 

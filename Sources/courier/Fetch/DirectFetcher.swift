@@ -15,7 +15,7 @@ struct DirectFetcher: URLFetcher {
         if let maxTime = template.maxTime { timeouts.total = maxTime }
         let request = HTTPRequest(
             method: template.method, url: url, headers: template.headers, body: template.body.map { .bytes($0) } ?? .none,
-            timeouts: timeouts
+            timeouts: timeouts, decompress: template.decompress
         )
         if verbose { StandardError.write("#\(index + 1) \(template.method) \(url)") }
         let start = ContinuousClock.now

@@ -6,6 +6,8 @@ enum FetchExitCode {
     static let usage: Int32 = 2
     /// With `--fail`, a response with status 400 or more.
     static let httpError: Int32 = 22
+    /// A body arrived but could not be written to its `-o` file or standard output (a full disk): CURLE_WRITE_ERROR.
+    static let writeError: Int32 = 23
 
     /// The exit status for a failed request, by error kind.
     static func code(for kind: CourierError.Kind) -> Int32 {

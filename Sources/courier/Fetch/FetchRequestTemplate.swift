@@ -14,6 +14,8 @@ struct FetchRequestTemplate: Sendable {
     var includeHead: Bool
     /// `--fail`: exit 22 and write no body for a status of 400 or more.
     var failOnHTTPError: Bool
+    /// Whether to send `Accept-Encoding` and decode (off after `-H 'Accept-Encoding:'`; without `--policy` only).
+    var decompress = true
 
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }

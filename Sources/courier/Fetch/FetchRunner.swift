@@ -53,8 +53,12 @@ struct FetchRunner {
                 finished[index] = outcome
                 // Write every outcome whose predecessors are all written; the rest wait their turn.
                 while let ready = finished.removeValue(forKey: nextToWrite) {
-                    write(ready, to: destinations[nextToWrite])
-                    if status == FetchExitCode.success { status = ready.exitStatus }
+                    let destination = destinations[nextToWrite]
+                    write(ready, to: destination)
+                    // A body that arrived but could not be written is curl's write error.
+                    let exit = ready.exitStatus == FetchExitCode.success && destination.hasFailed
+                        ? FetchExitCode.writeError : ready.exitStatus
+                    if status == FetchExitCode.success { status = exit }
                     nextToWrite += 1
                 }
                 startNext()

@@ -17,7 +17,7 @@ final class OutputFile: Sendable {
         /// No byte was written yet: the file was not touched.
         case untouched
         case open(FileHandle)
-        /// It could not be created (said once on standard error); what was to be written is lost.
+        /// It could not be created or written (said once on standard error); what was to be written is lost.
         case failed
     }
 
@@ -48,12 +48,34 @@ final class OutputFile: Sendable {
         }
     }
 
-    /// Appends `bytes`, creating (emptying) the file first if no byte was written to it yet.
+    /// Appends `bytes`, creating (emptying) the file first if no byte was written to it yet. A write that fails
+    /// (a full disk, a file-size limit) is said once on standard error, and the file takes nothing more.
     func write(_ bytes: some Collection<UInt8>) {
         state.withLock { state in
             Self.create(path, &state)
-            if case .open(let handle) = state { handle.write(Data(bytes)) }
+            guard case .open(let handle) = state else { return }
+            do {
+                try handle.write(contentsOf: Data(bytes))
+            } catch {
+                StandardError.write("courier fetch: writing \(path) failed: \(OutputFile.reason(error))")
+                try? handle.close()
+                state = .failed
+            }
         }
+    }
+
+    /// Whether a byte meant for the file could not be written: the transfer's output is incomplete.
+    var hasFailed: Bool {
+        state.withLock { if case .failed = $0 { return true } else { return false } }
+    }
+
+    /// The POSIX reason under a Foundation write error (`File too large`, `No space left on device`, ...).
+    static func reason(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return "\(error)"
     }
 
     /// Creates the file (empty) if nothing was written to it yet: a transfer that completed with an empty body.
