@@ -97,6 +97,7 @@ let package = Package(
             name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib", "CourierTestSupport"]
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
+        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache"]),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport"]
