@@ -318,9 +318,7 @@ public final class RecordStore: Sendable {
     ) throws(CacheError) -> T {
         let location = Location(root: options.directory, name: SHA256.hex(SHA256.hash(keyBytes)))
         do {
-            return try RecordFile.withExclusiveLock(locksDirectory + "/\(location.stripe).lock") {
-                () throws(SystemCallError) -> T in try body(location)
-            }
+            return try withStripeLock(location.stripe) { () throws(SystemCallError) -> T in try body(location) }
         } catch {
             throw CacheError(key: key, operation: operation, reason: .system(error))
         }
@@ -330,10 +328,21 @@ public final class RecordStore: Sendable {
         _ stripe: Substring, _ operation: CacheError.Operation, _ body: () throws(SystemCallError) -> Void
     ) throws(CacheError) {
         do {
-            try RecordFile.withExclusiveLock(locksDirectory + "/\(stripe).lock", body)
+            try withStripeLock(stripe, body)
         } catch {
             throw CacheError(key: nil, operation: operation, reason: .system(error))
         }
+    }
+
+    /// Runs `body` holding `stripe`'s lock file. If the store's directory was deleted under it, it is created
+    /// again (the records in it are gone: they read as missing).
+    private func withStripeLock<T>(_ stripe: Substring, _ body: () throws(SystemCallError) -> T) throws(SystemCallError) -> T {
+        let lockPath = locksDirectory + "/\(stripe).lock"
+        if !SystemCall.isRegularFile(lockPath) {
+            try RecordFile.makeDirectory(options.directory)
+            try RecordFile.makeDirectory(locksDirectory)
+        }
+        return try RecordFile.withExclusiveLock(lockPath, body)
     }
 
     /// The two-hex-digit stripe directories that exist.
