@@ -53,6 +53,11 @@ public final class RecordStore: Sendable {
     /// - Parameter ttl: 0 for sliding expiry (``RecordStoreOptions/defaultExpiry`` after the last access),
     ///   otherwise absolute expiry this long after now.
     public func store(_ data: [UInt8], forKey key: String, ttl: Duration = .zero, locked: Bool = false) async throws(CacheError) {
+        try storeNow(data, forKey: key, ttl: ttl, locked: locked)
+    }
+
+    /// ``store(_:forKey:ttl:locked:)`` without the suspension point: a forked test child writes through it.
+    func storeNow(_ data: [UInt8], forKey key: String, ttl: Duration, locked: Bool) throws(CacheError) {
         let keyBytes = try validated(key, .store)
         guard ttl >= .zero else { throw CacheError(key: key, operation: .store, reason: .invalidTTL) }
         guard RecordHeader.fixedSize + keyBytes.count + data.count <= options.maximumRecordBytes else {
