@@ -241,7 +241,7 @@ public final class RecordStore: Sendable {
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { return }
-                guard let self else { return }
+                guard let self, !Task.isCancelled else { return }
                 do throws(CacheError) {
                     _ = try await self.collectGarbage()
                 } catch {
@@ -255,9 +255,15 @@ public final class RecordStore: Sendable {
         state.withLock { $0.background?.cancel(); $0.background = task }
     }
 
-    /// Stops the schedule of ``startCollectingGarbage(every:)``.
-    public func stopCollectingGarbage() {
-        state.withLock { $0.background?.cancel(); $0.background = nil }
+    /// Stops the schedule of ``startCollectingGarbage(every:)`` and waits for a run under way to finish: once it
+    /// returns, no background run is in progress or will start.
+    public func stopCollectingGarbage() async {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            defer { state.background = nil }
+            state.background?.cancel()
+            return state.background
+        }
+        await task?.value
     }
 
     /// Whether a background schedule is running.
