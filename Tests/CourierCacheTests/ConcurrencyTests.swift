@@ -43,6 +43,26 @@ import Testing
         #expect(first.statistics.corruptRecordsRemoved == 0 && second.statistics.corruptRecordsRemoved == 0)
     }
 
+    /// Sustained contention: eight tasks (on as many threads as the pool has) each lock the same key 250 times
+    /// while loads move its access time. Without the stripe lock this loses updates on every run tried.
+    @Test func sustainedLockContentionIsExact() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock)
+        try await store.store([1, 2, 3], forKey: "hot")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for _ in 0..<250 {
+                        if worker == 0 { _ = try await store.load("hot") } else { _ = try await store.lock("hot") }
+                        clock.advance(nanoseconds: 1)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.rawHeader(of: "hot").lockCount == 7 * 250)
+    }
+
     @Test func storesAndLoadsOfManyKeysInParallelAllLand() async throws {
         defer { directory.remove() }
         let store = try RecordStore.forTest(directory, clock: clock)
