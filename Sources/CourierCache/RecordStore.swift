@@ -304,9 +304,12 @@ public final class RecordStore: Sendable {
 
     private func directory(of stripe: Substring) -> String { options.directory + "/" + stripe }
 
-    private static func isRecordName(_ name: String) -> Bool {
-        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    /// Whether `name` is `length` lowercase hex digits: a record's name (64) or a stripe's (2).
+    private static func isHexName(_ name: String, length: Int) -> Bool {
+        name.utf8.count == length && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
+
+    private static func isRecordName(_ name: String) -> Bool { isHexName(name, length: 64) }
 
     private func validated(_ key: String, _ operation: CacheError.Operation) throws(CacheError) -> [UInt8] {
         let bytes = Array(key.utf8)
@@ -359,9 +362,7 @@ public final class RecordStore: Sendable {
     /// The two-hex-digit stripe directories that exist.
     private func stripes(_ operation: CacheError.Operation) throws(CacheError) -> [Substring] {
         do {
-            return try RecordFile.list(options.directory).filter { name in
-                name.utf8.count == 2 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-            }.sorted().map { Substring($0) }
+            return try RecordFile.list(options.directory).filter { Self.isHexName($0, length: 2) }.sorted().map { Substring($0) }
         } catch {
             throw CacheError(key: nil, operation: operation, reason: .system(error))
         }
