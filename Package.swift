@@ -4,7 +4,7 @@
 // Layers, lowest first (a module never imports one above it or beside it):
 //   C shims          CCourierPosix, CCourierZlib, CCourierOpenSSL (the system's libssl/libcrypto)
 //   vocabulary       CourierCore
-//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS
+//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport
 //   façade           CourierKit
 //   tools            courier (executable), Plugins/
@@ -19,6 +19,7 @@ let package = Package(
     name: "Courier",
     products: [
         .library(name: "CourierKit", targets: ["CourierKit"]),
+        .library(name: "CourierCache", targets: ["CourierCache"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
     ],
@@ -41,6 +42,8 @@ let package = Package(
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
         .target(name: "CourierPosix", dependencies: ["CourierCore", "CCourierPosix"]),
         .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
+        // The record store: no network code (docs/cache.md).
+        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
@@ -52,7 +55,7 @@ let package = Package(
             name: "CourierKit",
             dependencies: [
                 "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
-                "CourierAuthorisers", .product(name: "Logging", package: "swift-log"),
+                "CourierAuthorisers", "CourierCache", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -64,7 +67,7 @@ let package = Package(
                 // re-exported module changes (swift-package-manager#10483), and release builds inline across
                 // modules, so a stale executable could allocate objects of an old size.
                 "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
-                "CourierAuthorisers", "CourierPosix",
+                "CourierAuthorisers", "CourierPosix", "CourierCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +98,7 @@ let package = Package(
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
+        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache"]),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport"]

@@ -1,5 +1,5 @@
 // CourierKit is the public façade: one import gives an app the vocabulary, the policy compiler, the HTTP
-// client, the authoriser plugins and the data loader (DataLoaderService -> DataLoaderFactory -> DataLoader),
+// client, the authoriser plugins, the record store and the data loader (DataLoaderService -> DataLoaderFactory -> DataLoader),
 // whose every request follows its route in the policy graph.
 @_exported import CourierCore
 @_exported import CourierPolicy
@@ -7,3 +7,4 @@
 @_exported import CourierTLS
 @_exported import CourierHTTP1
 @_exported import CourierAuthorisers
+@_exported import CourierCache

@@ -1,0 +1,14 @@
+/// Counters over a store's lifetime (this process only).
+public struct CacheStatistics: Hashable, Sendable {
+    /// Corrupt files found (by a load, lock, touch, wipe or garbage collection) and removed.
+    public var corruptRecordsRemoved = 0
+    /// Loads that returned a record but could not move its access time (the record is still returned, as in
+    /// SPTPersistentCache; only its LRU position and sliding expiry are stale).
+    public var accessTimeWriteFailures = 0
+    /// Background garbage-collection runs that failed; the last error is in ``lastBackgroundError``.
+    public var backgroundFailures = 0
+    /// The last background garbage-collection error.
+    public var lastBackgroundError: CacheError?
+
+    public init() {}
+}

@@ -1,0 +1,194 @@
+import CourierCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The file operations of the store, each on ``SystemCall`` (EINTR retried, typed errors).
+enum RecordFile {
+    /// A whole file's bytes, or nil if it does not exist.
+    static func read(_ path: String, maxBytes: Int) throws(SystemCallError) -> [UInt8]? {
+        do {
+            return try SystemCall.readFile(path, maxBytes: maxBytes)
+        } catch {
+            switch error {
+            case .system(let failure) where failure.errno == ENOENT: return nil
+            case .system(let failure): throw failure
+            // A directory or device where a record should be, or a file over the limit: not a record.
+            case .notAFile, .tooLarge: return []
+            }
+        }
+    }
+
+    /// The header (fixed part and key) of a file and the file's length, or nil if it does not exist. Reads
+    /// at most 64 bytes plus the key, never the payload.
+    static func readHeader(_ path: String) throws(SystemCallError) -> (bytes: [UInt8], fileSize: Int64)? {
+        let fd: Int32
+        do {
+            fd = try SystemCall.blocking("open") { open(path, O_RDONLY | O_CLOEXEC) }
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+        defer { _ = close(fd) }  // close(2) is not retried: after EINTR the descriptor is already gone.
+        var info = stat()
+        _ = try SystemCall.blocking("fstat") { fstat(fd, &info) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return ([], Int64(info.st_size)) }
+        var bytes = try readAt(fd, offset: 0, count: RecordHeader.fixedSize)
+        if bytes.count == RecordHeader.fixedSize {
+            let keySize = Int(bytes[48]) | Int(bytes[49]) << 8 | Int(bytes[50]) << 16 | Int(bytes[51]) << 24
+            if keySize <= RecordHeader.maximumKeyBytes {
+                bytes += try readAt(fd, offset: RecordHeader.fixedSize, count: keySize)
+            }
+        }
+        return (bytes, Int64(info.st_size))
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    private static func readAt(_ fd: Int32, offset: Int, count: Int) throws(SystemCallError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = try SystemCall.blocking("pread") {
+                buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, count - filled, off_t(offset + filled)) }
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        return Array(buffer[0..<filled])
+    }
+
+    /// Writes `parts` to `temporaryPath`, then renames it over `path`: a reader (or a crash) sees the old file,
+    /// the new one, or (if there was no old one) none. On failure the temporary file is removed and the old
+    /// record left as it was.
+    static func writeAtomically(
+        _ parts: [[UInt8]], to path: String, via temporaryPath: String, directory: String, fsync policy: FsyncPolicy,
+        fault: WriteFault?
+    ) throws(SystemCallError) {
+        let fd = try SystemCall.blocking("open") {
+            open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
+        do throws(SystemCallError) {
+            var budget = fault?.afterBytes ?? Int.max
+            for part in parts {
+                let allowed = min(part.count, budget)
+                try writeAll(fd, part[0..<allowed])
+                budget -= allowed
+                if allowed < part.count, let fault {
+                    switch fault.kind {
+                    case .crash: throw WriteFault.crashMarker
+                    case .fail(let code): throw SystemCallError(call: "write", errno: code)
+                    }
+                }
+            }
+            if policy == .durable { _ = try SystemCall.blocking("fsync") { Glibc.fsync(fd) } }
+        } catch {
+            _ = close(fd)
+            // A killed writer leaves its temporary file; garbage collection removes it.
+            if error != WriteFault.crashMarker { _ = try? unlink(temporaryPath) }
+            throw error
+        }
+        _ = close(fd)
+        do {
+            _ = try SystemCall.blocking("rename") { rename(temporaryPath, path) }
+        } catch {
+            _ = try? unlink(temporaryPath)
+            throw error
+        }
+        if policy == .durable { try syncDirectory(directory) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemCallError) {
+        var written = 0
+        while written < bytes.count {
+            written += try SystemCall.blocking("write") {
+                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            }
+        }
+    }
+
+    /// Rewrites the fixed header (64 bytes at offset 0) in place: the access time and lock count move without
+    /// the payload being rewritten. The header CRC covers these bytes, so a torn update reads as corrupt, never
+    /// as a record with wrong values.
+    static func rewriteFixedHeader(_ path: String, _ fixed: [UInt8], sync: Bool) throws(SystemCallError) {
+        let fd = try SystemCall.blocking("open") { open(path, O_WRONLY | O_CLOEXEC) }
+        defer { _ = close(fd) }
+        var written = 0
+        while written < fixed.count {
+            written += try SystemCall.blocking("pwrite") {
+                fixed.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(written)) }
+            }
+        }
+        if sync { _ = try SystemCall.blocking("fsync") { Glibc.fsync(fd) } }
+    }
+
+    /// `fsync(2)` of a directory, so a rename in it is durable.
+    static func syncDirectory(_ directory: String) throws(SystemCallError) {
+        let fd = try SystemCall.blocking("open") { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { _ = close(fd) }
+        _ = try SystemCall.blocking("fsync") { Glibc.fsync(fd) }
+    }
+
+    /// Removes a file; false if it did not exist.
+    @discardableResult
+    static func unlink(_ path: String) throws(SystemCallError) -> Bool {
+        do {
+            _ = try SystemCall.blocking("unlink") { Glibc.unlink(path) }
+            return true
+        } catch where error.errno == ENOENT {
+            return false
+        }
+    }
+
+    /// Creates a directory unless it exists.
+    static func makeDirectory(_ path: String) throws(SystemCallError) {
+        do {
+            _ = try SystemCall.blocking("mkdir") { mkdir(path, 0o755) }
+        } catch where error.errno == EEXIST {
+            var info = stat()
+            _ = try SystemCall.blocking("stat") { stat(path, &info) }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw error }
+        }
+    }
+
+    /// The names in a directory (not `.` and `..`); empty if it does not exist.
+    static func list(_ directory: String) throws(SystemCallError) -> [String] {
+        var handle: OpaquePointer?
+        do {
+            _ = try SystemCall.blocking("opendir") { () -> Int32 in
+                handle = opendir(directory)
+                return handle == nil ? -1 : 0
+            }
+        } catch where error.errno == ENOENT {
+            return []
+        }
+        guard let handle else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            var entry: UnsafeMutablePointer<dirent>?
+            _ = try SystemCall.blocking("readdir") { () -> Int32 in
+                entry = readdir(handle)
+                return entry == nil && errno != 0 ? -1 : 0
+            }
+            guard let entry else { return names }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock(2)` on `lockPath` (created if missing). `flock` locks belong to
+    /// the open file description, so two opens in one process exclude each other as two processes do.
+    static func withExclusiveLock<T>(
+        _ lockPath: String, _ body: () throws(SystemCallError) -> T
+    ) throws(SystemCallError) -> T {
+        let fd = try SystemCall.blocking("open") { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        defer { _ = close(fd) }  // Closing releases the lock.
+        _ = try SystemCall.blocking("flock") { flock(fd, LOCK_EX) }
+        return try body()
+    }
+}

@@ -1,0 +1,476 @@
+import CourierCore
+import Synchronization
+
+/// A persistent store of records: bytes under a key, with a TTL, a persistent lock count and an access time,
+/// one file per key in a directory (format, crash safety and concurrency rules in docs/cache.md).
+///
+/// Operations on one key are serialised, across tasks and across processes sharing the directory, by an
+/// exclusive `flock(2)` on one of 256 lock files chosen by the key's hash; operations on keys in different
+/// stripes run in parallel. Each operation is a short run of system calls on the calling task's thread.
+/// Missing, expired and corrupt records read as nil; corrupt files are removed and counted.
+public final class RecordStore: Sendable {
+    /// The options the store was opened with.
+    public let options: RecordStoreOptions
+    private let expiry: ExpiryRule
+    private let state = Mutex(State())
+
+    private struct State {
+        var statistics = CacheStatistics()
+        var background: Task<Void, Never>?
+    }
+
+    /// Opens (creating if needed) the store in `options.directory`.
+    public init(options: RecordStoreOptions) throws(CacheError) {
+        self.options = options
+        let components = options.defaultExpiry.components
+        let expiryNanoseconds = components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self.expiry = ExpiryRule(
+            defaultExpiryNanoseconds: expiryNanoseconds.overflow
+                ? .max : expiryNanoseconds.partialValue + components.attoseconds / 1_000_000_000
+        )
+        do {
+            try RecordFile.makeDirectory(options.directory)
+            try RecordFile.makeDirectory(locksDirectory)
+        } catch {
+            throw CacheError(key: nil, operation: .open, reason: .system(error))
+        }
+    }
+
+    deinit {
+        state.withLock { $0.background?.cancel() }
+    }
+
+    /// Lifetime counters (this process).
+    public var statistics: CacheStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    // MARK: - Records
+
+    /// Stores `data` under `key`, replacing any record there. The lock count becomes 1 if `locked`, else 0 (a
+    /// store resets it, as SPTPersistentCache's does); the store and access times become now.
+    ///
+    /// - Parameter ttl: 0 for sliding expiry (``RecordStoreOptions/defaultExpiry`` after the last access),
+    ///   otherwise absolute expiry this long after now.
+    public func store(_ data: [UInt8], forKey key: String, ttl: Duration = .zero, locked: Bool = false) async throws(CacheError) {
+        try storeNow(data, forKey: key, ttl: ttl, locked: locked)
+    }
+
+    /// ``store(_:forKey:ttl:locked:)`` without the suspension point: a forked test child writes through it.
+    func storeNow(_ data: [UInt8], forKey key: String, ttl: Duration, locked: Bool) throws(CacheError) {
+        let keyBytes = try validated(key, .store)
+        guard ttl >= .zero else { throw CacheError(key: key, operation: .store, reason: .invalidTTL) }
+        guard RecordHeader.fixedSize + keyBytes.count + data.count <= options.maximumRecordBytes else {
+            throw CacheError(key: key, operation: .store, reason: .recordTooLarge(limit: options.maximumRecordBytes))
+        }
+        let now = options.clock.now()
+        let header = RecordHeader(
+            lockCount: locked ? 1 : 0, ttlNanoseconds: Self.nanoseconds(ttl), storeTime: now, accessTime: now,
+            payloadSize: UInt64(data.count), payloadCRC: CRC32.checksum(data), key: keyBytes
+        )
+        let fault = options.writeFault?(key)
+        try serialised(key, keyBytes, .store) { location throws(SystemCallError) in
+            try RecordFile.makeDirectory(location.stripeDirectory)
+            try RecordFile.writeAtomically(
+                [header.encoded(), data], to: location.path, via: location.path + ".tmp",
+                directory: location.stripeDirectory, fsync: options.fsync, fault: fault
+            )
+        }
+    }
+
+    /// The record under `key`, or nil if it is missing, expired and unlocked, or corrupt (then it is removed).
+    /// Moves the access time to now in place, without rewriting the payload; if that write fails the record is
+    /// still returned and ``CacheStatistics/accessTimeWriteFailures`` counts it.
+    public func load(_ key: String) async throws(CacheError) -> CacheRecord? {
+        let keyBytes = try validated(key, .load)
+        return try serialised(key, keyBytes, .load) { location throws(SystemCallError) in
+            try loadRecord(at: location, keyBytes: keyBytes)
+        }
+    }
+
+    /// Lists the records whose key starts with `prefix` and can be returned, lets `choose` pick one key from
+    /// them (sorted), and loads it. Nil if none matches or `choose` returns nil. Keys live in the headers, not
+    /// the file names, so this reads every record's header.
+    public func load(
+        keysWithPrefix prefix: String, choosing choose: @Sendable ([String]) -> String?
+    ) async throws(CacheError) -> CacheRecord? {
+        var keys: [String] = []
+        let now = options.clock.now()
+        try forEachRecordFile(.load) { location throws(SystemCallError) in
+            guard let (header, _) = try validHeader(at: location), header.lockCount > 0 || !expiry.isExpired(header, now: now)
+            else { return }
+            let key = String(decoding: header.key, as: UTF8.self)
+            if key.hasPrefix(prefix) { keys.append(key) }
+        }
+        guard !keys.isEmpty, let chosen = choose(keys.sorted()) else { return nil }
+        return try await load(chosen)
+    }
+
+    /// Moves the access time of `key` to now (in place). False if the record is missing, corrupt, or expired
+    /// and unlocked.
+    @discardableResult
+    public func touch(_ key: String) async throws(CacheError) -> Bool {
+        let keyBytes = try validated(key, .touch)
+        return try serialised(key, keyBytes, .touch) { location throws(SystemCallError) in
+            let now = options.clock.now()
+            guard var header = try returnableHeader(at: location, keyBytes: keyBytes, now: now) else { return false }
+            header.accessTime = now
+            try RecordFile.rewriteFixedHeader(location.path, header.encodedFixedPart(), sync: false)
+            return true
+        }
+    }
+
+    /// Adds one to the lock count of `key` and returns the new count, or nil if the record is missing,
+    /// corrupt, or expired and unlocked. A locked record may be locked again even when expired (the ancestor
+    /// refused that). Does not move the access time.
+    @discardableResult
+    public func lock(_ key: String) async throws(CacheError) -> UInt32? {
+        try changeLockCount(key, by: 1, .lock)
+    }
+
+    /// Subtracts one from the lock count of `key` and returns the new count, or nil if the record is missing
+    /// or corrupt. Throws ``CacheError/Reason/notLocked`` if the count is already 0.
+    @discardableResult
+    public func unlock(_ key: String) async throws(CacheError) -> UInt32? {
+        try changeLockCount(key, by: -1, .unlock)
+    }
+
+    /// Removes the records under `keys`, locked or not; returns how many existed.
+    @discardableResult
+    public func remove(_ keys: [String]) async throws(CacheError) -> Int {
+        var removed = 0
+        for key in keys {
+            let keyBytes = try validated(key, .remove)
+            if try serialised(key, keyBytes, .remove, { location throws(SystemCallError) in try RecordFile.unlink(location.path) }) {
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    // MARK: - Sizes
+
+    /// The bytes of every record file (headers, keys and payloads; corrupt files too).
+    public func totalSize() async throws(CacheError) -> Int64 {
+        var total: Int64 = 0
+        try forEachRecordFile(.size) { location throws(SystemCallError) in
+            if let (_, size) = try RecordFile.readHeader(location.path) { total += size }
+        }
+        return total
+    }
+
+    /// The bytes of the valid records whose lock count is above 0.
+    public func lockedSize() async throws(CacheError) -> Int64 {
+        var total: Int64 = 0
+        try forEachRecordFile(.size) { location throws(SystemCallError) in
+            if let (header, size) = try validHeader(at: location), header.lockCount > 0 { total += size }
+        }
+        return total
+    }
+
+    // MARK: - Garbage collection
+
+    /// Runs garbage collection now: removes temporary files abandoned by dead writers, corrupt files (header
+    /// and length checks; a payload checksum is checked by loads) and expired unlocked records, then evicts
+    /// unlocked records least recently used first until the store fits ``RecordStoreOptions/sizeCap`` and the
+    /// file system keeps ``RecordStoreOptions/minimumFreeFraction`` free. Locked records are never removed.
+    @discardableResult
+    public func collectGarbage() async throws(CacheError) -> GarbageCollectionReport {
+        var report = GarbageCollectionReport()
+        var candidates: [EvictionCandidate] = []
+        var lockedBytes: Int64 = 0
+        let now = options.clock.now()
+        for stripe in try stripes(.collectGarbage) {
+            try withStripe(stripe, .collectGarbage) { () throws(SystemCallError) in
+                for name in try RecordFile.list(directory(of: stripe)) {
+                    let path = directory(of: stripe) + "/" + name
+                    if name.hasSuffix(".tmp") {
+                        let size = try RecordFile.readHeader(path)?.fileSize ?? 0
+                        if try RecordFile.unlink(path) { report.temporaryFiles += 1; report.bytesFreed += size }
+                        continue
+                    }
+                    guard Self.isRecordName(name) else { continue }
+                    let location = Location(root: options.directory, name: name)
+                    let header: RecordHeader, size: Int64
+                    switch try readHeader(at: location) {
+                    case .missing: continue
+                    case .corrupt(let removedBytes):
+                        report.corrupt += 1
+                        report.bytesFreed += removedBytes
+                        continue
+                    case .valid(let valid, let validSize): (header, size) = (valid, validSize)
+                    }
+                    if header.lockCount > 0 {
+                        lockedBytes += size
+                    } else if expiry.isExpired(header, now: now) {
+                        if try RecordFile.unlink(path) { report.expired += 1; report.bytesFreed += size }
+                    } else {
+                        candidates.append(EvictionCandidate(name: name, size: size, accessTime: header.accessTime))
+                    }
+                }
+            }
+        }
+        guard let sizeCap = options.sizeCap else { return report }
+        let space: FileSystemSpace
+        do {
+            space = try FileSystemSpace.of(options.directory)
+        } catch {
+            throw CacheError(key: nil, operation: .collectGarbage, reason: .system(error))
+        }
+        let victims = EvictionPlan.victims(
+            candidates: candidates, lockedBytes: lockedBytes, sizeCap: sizeCap, space: space,
+            minimumFreeFraction: options.minimumFreeFraction
+        )
+        for victim in victims {
+            let location = Location(root: options.directory, name: victim.name)
+            try withStripe(location.stripe, .collectGarbage) { () throws(SystemCallError) in
+                // Another task or process may have locked or used it since the scan: then it stays.
+                guard let (header, _) = try validHeader(at: location), header.lockCount == 0,
+                    header.accessTime == victim.accessTime
+                else { return }
+                if try RecordFile.unlink(location.path) { report.evicted += 1; report.bytesFreed += victim.size }
+            }
+        }
+        return report
+    }
+
+    /// Runs ``collectGarbage()`` every `interval` on a plain task (no run loop) until
+    /// ``stopCollectingGarbage()`` or the store's end. Idempotent: a running schedule is replaced. Failures are
+    /// counted in ``statistics``.
+    public func startCollectingGarbage(every interval: Duration) {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                guard let self, !Task.isCancelled else { return }
+                do throws(CacheError) {
+                    _ = try await self.collectGarbage()
+                } catch {
+                    self.state.withLock {
+                        $0.statistics.backgroundFailures += 1
+                        $0.statistics.lastBackgroundError = error
+                    }
+                }
+            }
+        }
+        state.withLock { $0.background?.cancel(); $0.background = task }
+    }
+
+    /// Stops the schedule of ``startCollectingGarbage(every:)`` and waits for a run under way to finish: once it
+    /// returns, no background run is in progress or will start.
+    public func stopCollectingGarbage() async {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            defer { state.background = nil }
+            state.background?.cancel()
+            return state.background
+        }
+        await task?.value
+    }
+
+    /// Whether a background schedule is running.
+    public var isCollectingGarbage: Bool {
+        state.withLock { $0.background != nil }
+    }
+
+    /// Removes every locked record (lock count above 0), and every corrupt file; returns how many records.
+    @discardableResult
+    public func wipeLocked() async throws(CacheError) -> Int {
+        try wipe { $0.lockCount > 0 }
+    }
+
+    /// Removes every unlocked record, expired or not, and every corrupt file; returns how many records.
+    @discardableResult
+    public func wipeUnlocked() async throws(CacheError) -> Int {
+        try wipe { $0.lockCount == 0 }
+    }
+
+    // MARK: - Internals
+
+    /// Where one key's record lives.
+    struct Location {
+        /// The hex SHA-256 of the key: the file name.
+        var name: String
+        var stripe: Substring { name.prefix(2) }
+        var stripeDirectory: String
+        var path: String
+
+        init(root: String, name: String) {
+            self.name = name
+            self.stripeDirectory = root + "/" + name.prefix(2)
+            self.path = stripeDirectory + "/" + name
+        }
+    }
+
+    private var locksDirectory: String { options.directory + "/locks" }
+
+    private func directory(of stripe: Substring) -> String { options.directory + "/" + stripe }
+
+    /// Whether `name` is `length` lowercase hex digits: a record's name (64) or a stripe's (2).
+    private static func isHexName(_ name: String, length: Int) -> Bool {
+        name.utf8.count == length && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    private static func isRecordName(_ name: String) -> Bool { isHexName(name, length: 64) }
+
+    private func validated(_ key: String, _ operation: CacheError.Operation) throws(CacheError) -> [UInt8] {
+        let bytes = Array(key.utf8)
+        guard !bytes.isEmpty, bytes.count <= RecordHeader.maximumKeyBytes else {
+            throw CacheError(key: key, operation: operation, reason: .invalidKey)
+        }
+        return bytes
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        let whole = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return whole.overflow ? .max : whole.partialValue &+ UInt64(clamping: attoseconds / 1_000_000_000)
+    }
+
+    /// Runs `body` for `key`'s record holding its stripe's lock; maps failures to ``CacheError``.
+    private func serialised<T>(
+        _ key: String, _ keyBytes: [UInt8], _ operation: CacheError.Operation,
+        _ body: (Location) throws(SystemCallError) -> T
+    ) throws(CacheError) -> T {
+        let location = Location(root: options.directory, name: SHA256.hex(SHA256.hash(keyBytes)))
+        do {
+            return try withStripeLock(location.stripe) { () throws(SystemCallError) -> T in try body(location) }
+        } catch {
+            throw CacheError(key: key, operation: operation, reason: .system(error))
+        }
+    }
+
+    private func withStripe(
+        _ stripe: Substring, _ operation: CacheError.Operation, _ body: () throws(SystemCallError) -> Void
+    ) throws(CacheError) {
+        do {
+            try withStripeLock(stripe, body)
+        } catch {
+            throw CacheError(key: nil, operation: operation, reason: .system(error))
+        }
+    }
+
+    /// Runs `body` holding `stripe`'s lock file. If the store's directory was deleted under it, it is created
+    /// again (the records in it are gone: they read as missing).
+    private func withStripeLock<T>(_ stripe: Substring, _ body: () throws(SystemCallError) -> T) throws(SystemCallError) -> T {
+        let lockPath = locksDirectory + "/\(stripe).lock"
+        if !SystemCall.isRegularFile(lockPath) {
+            try RecordFile.makeDirectory(options.directory)
+            try RecordFile.makeDirectory(locksDirectory)
+        }
+        return try RecordFile.withExclusiveLock(lockPath, body)
+    }
+
+    /// The two-hex-digit stripe directories that exist.
+    private func stripes(_ operation: CacheError.Operation) throws(CacheError) -> [Substring] {
+        do {
+            return try RecordFile.list(options.directory).filter { Self.isHexName($0, length: 2) }.sorted().map { Substring($0) }
+        } catch {
+            throw CacheError(key: nil, operation: operation, reason: .system(error))
+        }
+    }
+
+    /// Runs `body` for every record file, each stripe under its lock.
+    private func forEachRecordFile(
+        _ operation: CacheError.Operation, _ body: (Location) throws(SystemCallError) -> Void
+    ) throws(CacheError) {
+        for stripe in try stripes(operation) {
+            try withStripe(stripe, operation) { () throws(SystemCallError) in
+                for name in try RecordFile.list(directory(of: stripe)) where Self.isRecordName(name) {
+                    try body(Location(root: options.directory, name: name))
+                }
+            }
+        }
+    }
+
+    private func wipe(_ matches: (RecordHeader) -> Bool) throws(CacheError) -> Int {
+        var removed = 0
+        try forEachRecordFile(.wipe) { location throws(SystemCallError) in
+            if let (header, _) = try validHeader(at: location), matches(header), try RecordFile.unlink(location.path) {
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// Removes a corrupt file and counts it.
+    private func discard(_ location: Location) throws(SystemCallError) {
+        if try RecordFile.unlink(location.path) {
+            state.withLock { $0.statistics.corruptRecordsRemoved += 1 }
+        }
+    }
+
+    /// What reading one record file's header found.
+    private enum HeaderRead {
+        case missing
+        /// The file failed a check and was removed (and counted); it had this many bytes.
+        case corrupt(removedBytes: Int64)
+        case valid(RecordHeader, size: Int64)
+    }
+
+    /// Reads the header of the record at `location` and checks it, its key's hash against the file name, and
+    /// the file's length (not the payload CRC: that needs the payload). A corrupt file is removed and counted.
+    private func readHeader(at location: Location) throws(SystemCallError) -> HeaderRead {
+        guard let (bytes, size) = try RecordFile.readHeader(location.path) else { return .missing }
+        guard case .success(let header) = RecordHeader.decode(bytes),
+            SHA256.hex(SHA256.hash(header.key)) == location.name, UInt64(size) == header.fileSize
+        else {
+            try discard(location)
+            return .corrupt(removedBytes: size)
+        }
+        return .valid(header, size: size)
+    }
+
+    /// ``readHeader(at:)`` for callers that treat a corrupt record as a missing one.
+    private func validHeader(at location: Location) throws(SystemCallError) -> (RecordHeader, Int64)? {
+        guard case .valid(let header, let size) = try readHeader(at: location) else { return nil }
+        return (header, size)
+    }
+
+    /// ``validHeader(at:)`` for a known key, if the record may be returned at `now` (any unexpired or locked
+    /// record when `now` is nil).
+    private func returnableHeader(at location: Location, keyBytes: [UInt8], now: Int64?) throws(SystemCallError) -> RecordHeader? {
+        guard let (header, _) = try validHeader(at: location) else { return nil }
+        guard header.key == keyBytes else {
+            try discard(location)
+            return nil
+        }
+        guard let now else { return header }
+        return expiry.canBeReturned(header, now: now) ? header : nil
+    }
+
+    private func loadRecord(at location: Location, keyBytes: [UInt8]) throws(SystemCallError) -> CacheRecord? {
+        guard let bytes = try RecordFile.read(location.path, maxBytes: options.maximumRecordBytes) else { return nil }
+        guard case .success(let header) = RecordHeader.decodeRecord(bytes), header.key == keyBytes else {
+            try discard(location)
+            return nil
+        }
+        let now = options.clock.now()
+        guard expiry.canBeReturned(header, now: now) else { return nil }
+        var moved = header
+        moved.accessTime = now
+        do {
+            try RecordFile.rewriteFixedHeader(location.path, moved.encodedFixedPart(), sync: false)
+        } catch {
+            state.withLock { $0.statistics.accessTimeWriteFailures += 1 }
+        }
+        return CacheRecord(
+            key: String(decoding: keyBytes, as: UTF8.self), data: Array(bytes[header.headerSize...]),
+            ttl: .nanoseconds(Int64(clamping: header.ttlNanoseconds)), lockCount: header.lockCount,
+            storeTime: header.storeTime, accessTime: header.accessTime
+        )
+    }
+
+    private func changeLockCount(_ key: String, by delta: Int, _ operation: CacheError.Operation) throws(CacheError) -> UInt32? {
+        let keyBytes = try validated(key, operation)
+        let result: Result<UInt32?, CacheError> = try serialised(key, keyBytes, operation) { location throws(SystemCallError) in
+            let now = options.clock.now()
+            // Unlock ignores expiry: an expired unlocked record reports `notLocked`, like any unlocked one.
+            guard var header = try returnableHeader(at: location, keyBytes: keyBytes, now: delta > 0 ? now : nil) else { return .success(nil) }
+            if delta < 0 && header.lockCount == 0 { return .failure(CacheError(key: key, operation: operation, reason: .notLocked)) }
+            if delta > 0 && header.lockCount == .max { return .failure(CacheError(key: key, operation: operation, reason: .lockCountOverflow)) }
+            header.lockCount = delta > 0 ? header.lockCount + 1 : header.lockCount - 1
+            try RecordFile.rewriteFixedHeader(location.path, header.encodedFixedPart(), sync: options.fsync == .durable)
+            return .success(header.lockCount)
+        }
+        return try result.get()
+    }
+}

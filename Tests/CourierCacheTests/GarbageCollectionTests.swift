@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import CourierCache
+
+@Suite struct GarbageCollectionTests {
+    let directory: TemporaryDirectory
+    let clock = ManualClock(testEpoch)
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// The ancestor's testPruneWithSizeRestriction, made to constrain something (its expected size underflowed
+    /// to a huge cap): records are used one nanosecond apart in a seeded order, the cap forces four out, and
+    /// exactly the four least recently used unlocked records go, although the locked ones are older still.
+    @Test func sizeEvictionIsLRUToTheNanosecondAndSparesLockedRecords() async throws {
+        defer { directory.remove() }
+        let payload = [UInt8](repeating: 1, count: 1000)
+        let recordSize = Int64(64 + "record-00".utf8.count + payload.count)
+        let store = try RecordStore.forTest(directory, clock: clock) { $0.sizeCap = recordSize * 8 }
+        let keys = (0..<12).map { "record-" + ($0 < 10 ? "0\($0)" : "\($0)") }
+        for (index, key) in keys.enumerated() { try await store.store(payload, forKey: key, locked: index < 2) }
+        var generator = SeededGenerator(state: 2024)
+        let order = Array(keys[2...]).shuffled(using: &generator)
+        for key in order {
+            clock.advance(nanoseconds: 1)
+            #expect(try await store.touch(key))
+        }
+        let report = try await store.collectGarbage()
+        #expect(report.evicted == 4 && report.bytesFreed == 4 * recordSize)
+        let survivors = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+            for key in keys { group.addTask { (key, try await store.load(key) != nil) } }
+            return try await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        let evicted = Set(order.prefix(4))
+        for key in keys { #expect(survivors[key] == !evicted.contains(key), "\(key)") }
+        #expect(try await store.totalSize() == 8 * recordSize)
+    }
+
+    @Test func lockedRecordsSurviveEvenWhenTheyAloneExceedTheCap() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock) { $0.sizeCap = 100 }
+        for index in 0..<5 { try await store.store(Array(repeating: 2, count: 500), forKey: "locked \(index)", locked: true) }
+        for index in 0..<5 { try await store.store(Array(repeating: 3, count: 500), forKey: "free \(index)") }
+        let report = try await store.collectGarbage()
+        #expect(report.evicted == 5)
+        for index in 0..<5 { #expect(try await store.load("locked \(index)") != nil) }
+        #expect(try await store.lockedSize() == store.totalSize())
+    }
+
+    @Test func noCapMeansNoEviction() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock)
+        for index in 0..<5 { try await store.store(Array(repeating: 3, count: 500), forKey: "free \(index)") }
+        #expect(try await store.collectGarbage() == GarbageCollectionReport())
+        #expect(try store.filesOnDisk().count == 5)
+    }
+
+    @Test func theBackgroundScheduleRunsOnAPlainTaskAndStops() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock)
+        try await store.store([1], forKey: "stale")
+        try await store.store([2], forKey: "kept", locked: true)
+        clock.advance(seconds: 601)
+        store.startCollectingGarbage(every: .milliseconds(10))
+        store.startCollectingGarbage(every: .milliseconds(10))  // Idempotent: replaces, does not add.
+        #expect(store.isCollectingGarbage)
+        let stalePath = store.path(of: "stale")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while FileManager.default.fileExists(atPath: stalePath) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(!FileManager.default.fileExists(atPath: stalePath))
+        #expect(FileManager.default.fileExists(atPath: store.path(of: "kept")))
+        await store.stopCollectingGarbage()
+        #expect(!store.isCollectingGarbage)
+        // Stopped: an expired record stays until the next explicit run.
+        try await store.store([3], forKey: "later")
+        clock.advance(seconds: 601)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(FileManager.default.fileExists(atPath: store.path(of: "later")))
+        #expect(try await store.collectGarbage().expired == 1)
+        #expect(store.statistics.backgroundFailures == 0)
+    }
+}
