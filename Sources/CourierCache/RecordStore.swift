@@ -170,12 +170,17 @@ public final class RecordStore: Sendable {
 
     // MARK: - Garbage collection
 
-    /// Runs garbage collection now: removes temporary files abandoned by dead writers, corrupt files (header
-    /// and length checks; a payload checksum is checked by loads) and expired unlocked records, then evicts
-    /// unlocked records least recently used first until the store fits ``RecordStoreOptions/sizeCap`` and the
-    /// file system keeps ``RecordStoreOptions/minimumFreeFraction`` free. Locked records are never removed.
+    /// Runs garbage collection now: removes temporary files abandoned by dead writers, corrupt files and expired
+    /// unlocked records, then evicts unlocked records least recently used first until the store fits
+    /// ``RecordStoreOptions/sizeCap`` and the file system keeps ``RecordStoreOptions/minimumFreeFraction`` free.
+    /// Locked records are never removed.
+    ///
+    /// - Parameter verifyingPayloads: also read every record whole and check its payload checksum, removing the
+    ///   ones that fail (a locked one too: a corrupt record is never returned, so its lock protects nothing).
+    ///   Off by default: a scan then reads headers only (header checksum, key hash, length), and a bad payload is
+    ///   found by the first load of its record.
     @discardableResult
-    public func collectGarbage() async throws(CacheError) -> GarbageCollectionReport {
+    public func collectGarbage(verifyingPayloads: Bool = false) async throws(CacheError) -> GarbageCollectionReport {
         var report = GarbageCollectionReport()
         var candidates: [EvictionCandidate] = []
         var lockedBytes: Int64 = 0
@@ -199,6 +204,12 @@ public final class RecordStore: Sendable {
                         report.bytesFreed += removedBytes
                         continue
                     case .valid(let valid, let validSize): (header, size) = (valid, validSize)
+                    }
+                    if verifyingPayloads, !(try payloadIsIntact(at: location)) {
+                        try discard(location)
+                        report.corrupt += 1
+                        report.bytesFreed += size
+                        continue
                     }
                     if header.lockCount > 0 {
                         lockedBytes += size
@@ -417,6 +428,14 @@ public final class RecordStore: Sendable {
             return .corrupt(removedBytes: size)
         }
         return .valid(header, size: size)
+    }
+
+    /// Whether the whole record at `location` passes every check, its payload checksum included (a file too large
+    /// to read whole does not).
+    private func payloadIsIntact(at location: Location) throws(SystemCallError) -> Bool {
+        guard let bytes = try RecordFile.read(location.path, maxBytes: options.maximumRecordBytes) else { return true }
+        if case .success = RecordHeader.decodeRecord(bytes) { return true }
+        return false
     }
 
     /// ``readHeader(at:)`` for callers that treat a corrupt record as a missing one.

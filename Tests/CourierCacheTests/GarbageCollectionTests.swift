@@ -36,6 +36,28 @@ import Testing
         #expect(try await store.totalSize() == 8 * recordSize)
     }
 
+    /// A record whose header is sound and whose payload is not: a header scan cannot see it; a verifying scan
+    /// removes it (locked or not) and counts it, and leaves the sound records alone.
+    @Test func aVerifyingCollectionFindsCorruptPayloadsThatAHeaderScanCannotSee() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock)
+        for key in ["sound", "rotten", "rotten-locked"] {
+            try await store.store(Array(repeating: 7, count: 500), forKey: key, locked: key.hasSuffix("locked"))
+        }
+        for key in ["rotten", "rotten-locked"] {
+            try editFile(store.path(of: key)) { bytes in bytes[bytes.count - 10] ^= 0xFF }  // one payload byte
+        }
+        let headersOnly = try await store.collectGarbage()
+        #expect(headersOnly.corrupt == 0)
+        #expect(FileManager.default.fileExists(atPath: store.path(of: "rotten")))
+        let verifying = try await store.collectGarbage(verifyingPayloads: true)
+        #expect(verifying.corrupt == 2)
+        #expect(!FileManager.default.fileExists(atPath: store.path(of: "rotten")))
+        #expect(!FileManager.default.fileExists(atPath: store.path(of: "rotten-locked")))
+        #expect(try await store.load("sound")?.data == Array(repeating: 7, count: 500))
+        #expect(store.statistics.corruptRecordsRemoved == 2)
+    }
+
     @Test func lockedRecordsSurviveEvenWhenTheyAloneExceedTheCap() async throws {
         defer { directory.remove() }
         let store = try RecordStore.forTest(directory, clock: clock) { $0.sizeCap = 100 }
