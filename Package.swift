@@ -113,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierTestSupport"],
+            dependencies: ["courier", "CourierCore", "CourierCache", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

@@ -5,7 +5,7 @@ import CourierCore
 public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The operation that failed.
     public enum Operation: String, Hashable, Sendable {
-        case open, store, load, touch, lock, unlock, remove, size, collectGarbage = "collect-garbage", wipe
+        case open, store, load, touch, lock, unlock, remove, size, collectGarbage = "collect-garbage", wipe, inspect
     }
 
     /// What went wrong.

@@ -23,6 +23,12 @@ struct ExpiryRule: Hashable, Sendable {
         return age > limit
     }
 
+    /// When `header` expires (nanoseconds since the Unix epoch): it is expired at any later instant.
+    func expiryTime(_ header: RecordHeader) -> Int64 {
+        if header.ttlNanoseconds == 0 { return header.accessTime.addingReportingOverflow(defaultExpiryNanoseconds).partialValue }
+        return header.storeTime.addingReportingOverflow(Int64(clamping: header.ttlNanoseconds)).partialValue
+    }
+
     /// Whether a load may return `header` at `now`: it is locked, or it has not expired.
     func canBeReturned(_ header: RecordHeader, now: Int64) -> Bool {
         header.lockCount > 0 || !isExpired(header, now: now)

@@ -245,6 +245,61 @@ public final class RecordStore: Sendable {
         return report
     }
 
+    // MARK: - Inspection (read-only)
+
+    /// Every file of the store, checked without changing anything (no access time moves, nothing is removed):
+    /// the records' summaries, and the corrupt files with what is wrong. With `verifyingPayloads` each record is
+    /// read whole and its payload checksum checked too; otherwise only the header, name and length.
+    public func inspectAll(verifyingPayloads: Bool = false) async throws(CacheError) -> [RecordVerdict] {
+        var verdicts: [RecordVerdict] = []
+        let now = options.clock.now()
+        try forEachRecordFile(.inspect) { location throws(SystemCallError) in
+            if let verdict = try verdict(at: location, verifyingPayload: verifyingPayloads, now: now) { verdicts.append(verdict) }
+        }
+        return verdicts
+    }
+
+    /// The record under `key` checked whole (payload checksum included) without changing anything; nil when
+    /// there is no file for it.
+    public func inspect(_ key: String) async throws(CacheError) -> RecordVerdict? {
+        let keyBytes = try validated(key, .inspect)
+        let now = options.clock.now()
+        return try serialised(key, keyBytes, .inspect) { location throws(SystemCallError) in
+            guard let verdict = try verdict(at: location, verifyingPayload: true, now: now) else { return nil }
+            if case .intact(let summary) = verdict, summary.key != key { return .corrupt(fileName: location.name, .keyMismatch) }
+            return verdict
+        }
+    }
+
+    /// The checks of a load or a scan, reporting instead of removing.
+    private func verdict(at location: Location, verifyingPayload: Bool, now: Int64) throws(SystemCallError) -> RecordVerdict? {
+        let read: [UInt8]?
+        let size: Int64
+        if verifyingPayload {
+            read = try RecordFile.read(location.path, maxBytes: options.maximumRecordBytes)
+            size = Int64(read?.count ?? 0)
+        } else {
+            let header = try RecordFile.readHeader(location.path)
+            read = header?.bytes
+            size = header?.fileSize ?? 0
+        }
+        guard let bytes = read else { return nil }
+        let decoded = verifyingPayload ? RecordHeader.decodeRecord(bytes) : RecordHeader.decode(bytes)
+        let header: RecordHeader
+        switch decoded {
+        case .failure(let corruption): return .corrupt(fileName: location.name, corruption)
+        case .success(let valid): header = valid
+        }
+        guard SHA256.hex(SHA256.hash(header.key)) == location.name else { return .corrupt(fileName: location.name, .keyMismatch) }
+        guard UInt64(size) == header.fileSize else { return .corrupt(fileName: location.name, .payloadSizeMismatch) }
+        return .intact(RecordSummary(
+            key: String(decoding: header.key, as: UTF8.self), fileName: location.name, fileSize: size,
+            payloadSize: header.payloadSize, lockCount: header.lockCount,
+            ttl: .nanoseconds(Int64(clamping: header.ttlNanoseconds)), storeTime: header.storeTime,
+            accessTime: header.accessTime, expiryTime: expiry.expiryTime(header), isExpired: expiry.isExpired(header, now: now)
+        ))
+    }
+
     /// Runs ``collectGarbage()`` every `interval` on a plain task (no run loop) until
     /// ``stopCollectingGarbage()`` or the store's end. Idempotent: a running schedule is replaced. Failures are
     /// counted in ``statistics``.

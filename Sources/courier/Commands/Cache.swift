@@ -1,0 +1,188 @@
+import ArgumentParser
+import CourierKit
+import Foundation
+
+extension CourierCommand {
+    /// `courier cache`: look inside a record store (`CourierCache`), check it, collect it, clear it.
+    struct Cache: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Look inside a Courier record store: list, inspect, verify, collect garbage, clear.",
+            discussion: """
+                Exit status: 0 success; 1 inspect or verify found a corrupt record (or inspect found none under the \
+                key); 2 usage or I/O error (a directory that is not a cache, a failing system call). Times are UTC. \
+                More in docs/cache.md.
+                """,
+            subcommands: [List.self, Inspect.self, Verify.self, CollectGarbage.self, Clear.self]
+        )
+
+        /// The store in `directory`, which must exist (a listing never creates a cache where there was none).
+        static func open(_ directory: String) throws -> RecordStore {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("'\(directory)' is not a directory")
+            }
+            do {
+                return try RecordStore(options: RecordStoreOptions(directory: directory))
+            } catch {
+                StandardError.write("courier cache: \(error)")
+                throw ExitCode(2)
+            }
+        }
+
+        /// Runs a store operation, turning its typed error into a message and exit 2.
+        static func attempt<T>(_ body: () async throws(CacheError) -> T) async throws -> T {
+            do {
+                return try await body()
+            } catch {
+                StandardError.write("courier cache: \(error)")
+                throw ExitCode(2)
+            }
+        }
+
+        /// Nanoseconds since the Unix epoch as ISO 8601 UTC, to the second.
+        static func time(_ nanoseconds: Int64) -> String {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            return formatter.string(from: Date(timeIntervalSince1970: Double(nanoseconds) / 1e9))
+        }
+
+        static func summaryLines(_ s: RecordSummary) -> [String] {
+            [
+                "key: \(s.key)", "file: \(s.fileName)", "size: \(s.fileSize) bytes (payload \(s.payloadSize))",
+                "stored: \(time(s.storeTime))", "accessed: \(time(s.accessTime))",
+                "ttl: \(s.ttl == .zero ? "sliding (the store's default expiry after the last access)" : DurationFormat.format(s.ttl))",
+                "expires: \(time(s.expiryTime))\(s.isExpired ? " (expired)" : "")", "locks: \(s.lockCount)",
+            ]
+        }
+
+        static func json(_ s: RecordSummary) -> String {
+            let object: [String: Any] = [
+                "key": s.key, "file": s.fileName, "size": s.fileSize, "payloadSize": s.payloadSize,
+                "storedAt": time(s.storeTime), "accessedAt": time(s.accessTime), "expiresAt": time(s.expiryTime),
+                "ttlSeconds": Double(s.ttl.components.seconds) + Double(s.ttl.components.attoseconds) / 1e18,
+                "lockCount": s.lockCount, "fresh": !s.isExpired,
+            ]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "ls", abstract: "One line per record: key, size, stored and expiry times, locks, fresh or stale."
+            )
+            @Argument(help: "The cache directory.") var directory: String
+            @Flag(help: "One JSON object per line.") var json = false
+
+            func run() async throws {
+                let store = try Cache.open(directory)
+                let verdicts = try await Cache.attempt { () throws(CacheError) in try await store.inspectAll() }
+                var rows: [RecordSummary] = []
+                for verdict in verdicts {
+                    switch verdict {
+                    case .intact(let summary): rows.append(summary)
+                    case .corrupt(let file, let why): StandardError.write("courier cache: \(file) is corrupt (\(why))")
+                    }
+                }
+                for s in rows.sorted(by: { $0.key < $1.key }) {
+                    if json {
+                        print(Cache.json(s))
+                    } else {
+                        print("\(s.key)\t\(s.fileSize)\t\(Cache.time(s.storeTime))\t\(Cache.time(s.expiryTime))\t\(s.lockCount)\t\(s.isExpired ? "stale" : "fresh")")
+                    }
+                }
+            }
+        }
+
+        struct Inspect: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "A record's header fields and its checksums' verdict (the payload is read and checked, not changed)."
+            )
+            @Argument(help: "The cache directory.") var directory: String
+            @Argument(help: "The record's key.") var key: String
+
+            func run() async throws {
+                let store = try Cache.open(directory)
+                let verdict = try await Cache.attempt { () throws(CacheError) in try await store.inspect(key) }
+                switch verdict {
+                case nil:
+                    StandardError.write("courier cache: no record under '\(key)'")
+                    throw ExitCode(1)
+                case .corrupt(let file, let why)?:
+                    print("file: \(file)\nchecksums: corrupt (\(why))")
+                    throw ExitCode(1)
+                case .intact(let summary)?:
+                    for line in Cache.summaryLines(summary) { print(line) }
+                    print("checksums: header and payload intact")
+                }
+            }
+        }
+
+        struct Verify: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Check every record whole; exit 1 with a list when any is corrupt (nothing is changed)."
+            )
+            @Argument(help: "The cache directory.") var directory: String
+
+            func run() async throws {
+                let store = try Cache.open(directory)
+                let verdicts = try await Cache.attempt { () throws(CacheError) in try await store.inspectAll(verifyingPayloads: true) }
+                var corrupt = 0
+                for case .corrupt(let file, let why) in verdicts {
+                    corrupt += 1
+                    print("corrupt: \(file): \(why)")
+                }
+                print("\(verdicts.count) file\(verdicts.count == 1 ? "" : "s") checked, \(corrupt) corrupt")
+                if corrupt > 0 { throw ExitCode(1) }
+            }
+        }
+
+        struct CollectGarbage: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "gc", abstract: "Collect garbage now: expired and corrupt records, then the oldest beyond --max-size."
+            )
+            @Argument(help: "The cache directory.") var directory: String
+            @Option(help: ArgumentHelp("Evict least recently used unlocked records beyond this size (e.g. 10MiB).", valueName: "size"))
+            var maxSize: String?
+            @Flag(help: "Also read every record whole and remove those whose payload checksum fails.")
+            var verifyPayloads = false
+
+            func validate() throws {
+                if let maxSize, DurationFormat.parseSize(maxSize) == nil {
+                    throw ValidationError("--max-size takes a size such as 512KiB or 10MiB, not '\(maxSize)'")
+                }
+            }
+
+            func run() async throws {
+                _ = try Cache.open(directory)
+                var options = RecordStoreOptions(directory: directory)
+                options.sizeCap = maxSize.flatMap(DurationFormat.parseSize)
+                let store: RecordStore
+                do { store = try RecordStore(options: options) } catch {
+                    StandardError.write("courier cache: \(error)")
+                    throw ExitCode(2)
+                }
+                let report = try await Cache.attempt { () throws(CacheError) in
+                    try await store.collectGarbage(verifyingPayloads: verifyPayloads)
+                }
+                print(
+                    "removed \(report.expired) expired, \(report.corrupt) corrupt, \(report.evicted) evicted, "
+                        + "\(report.temporaryFiles) abandoned temporary file\(report.temporaryFiles == 1 ? "" : "s"); "
+                        + "\(report.bytesFreed) bytes freed"
+                )
+            }
+        }
+
+        struct Clear: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove every record, locked ones included.")
+            @Argument(help: "The cache directory.") var directory: String
+
+            func run() async throws {
+                let store = try Cache.open(directory)
+                let removed = try await Cache.attempt { () throws(CacheError) in
+                    try await store.wipeUnlocked() + store.wipeLocked()
+                }
+                print("removed \(removed) record\(removed == 1 ? "" : "s")")
+            }
+        }
+    }
+}
