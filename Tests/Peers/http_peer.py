@@ -198,6 +198,9 @@ class TLSServer(Server):
 
 def tls_context():
     import ssl
+    import warnings
+    # TLS 1.0 and 1.1 are deprecated, which is the point: the tests need a server that speaks only them.
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
     versions = {"1.0": ssl.TLSVersion.TLSv1, "1.1": ssl.TLSVersion.TLSv1_1, "1.2": ssl.TLSVersion.TLSv1_2,
                 "1.3": ssl.TLSVersion.TLSv1_3}
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
