@@ -110,65 +110,45 @@ struct RequestExecution {
         service.recordRequest(service: serviceName, budget: retry.budget, now: clock.now)
 
         var timeline = ResponseTimeline(queued: queued)
-        var attempt = 0
-        var refreshed = false
-        var retryAfter: Duration?
         var tried: [String] = []
         var random = SystemRandomNumberGenerator()
-        var planner = RetryPlanner(
-            retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline
+        var machine = LoadStateMachine(
+            retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline,
+            hasAuthoriser: authoriser != nil
         )
-        var refreshRetry = false
-
-        /// When the next attempt may go, or nil when the failure is final.
-        func nextAttempt(after condition: RetryPolicy.Condition?, wait: Duration?, reason: String) -> ContinuousClock.Instant? {
-            let now = clock.now
-            switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
-            case .giveUp(let why):
-                if why != .notRetryable { trace(attempt, .givingUp(reason: reason, why: why.description)) }
-                return nil
-            case .retry(let at):
-                guard service.tryRetry(service: serviceName, budget: retry.budget, now: now) else {
-                    if case .giveUp(let why) = planner.budgetRefused() {
-                        trace(attempt, .givingUp(reason: reason, why: why.description))
-                    }
-                    return nil
-                }
-                planner.budgetGranted()
-                trace(attempt, .retrying(reason: reason, delay: at - now))
-                return at
-            }
-        }
+        /// What the current attempt sent, got and was told (the actions below read and fill them).
+        var authorised = AuthorisationRequest(
+            method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
+            hasStreamedBody: request.bodyStream != nil
+        )
+        var seenEpoch = 0
+        var arrived = clock.now
+        var exchange: AttemptExchange?
+        var failure: CourierError?
+        var hop: Request?
 
         /// Tells a stream's consumer that attempt `attempt + 1` follows.
         func announceRetry(reason: String) async throws(CourierError) {
             guard let events else { return }
-            guard await events.send(.retrying(attempt: attempt + 1, reason: reason)) else {
+            guard await events.send(.retrying(attempt: machine.attempt + 1, reason: reason)) else {
                 throw CourierError(.cancelled, "the request was cancelled", url: request.url)
             }
         }
 
-        /// Announces the retry to a stream and waits for its instant.
-        func waitForRetry(until at: ContinuousClock.Instant, reason: String) async throws(CourierError) {
-            try await announceRetry(reason: reason)
-            let before = clock.now
-            try await RequestExecution.sleep(until: at, url: request.url)
-            timeline.backoffWait += clock.now - before
-        }
-
-        /// Counts a failed attempt's bytes and returns once the next attempt may start, or throws the failure
-        /// when it is final (or `cancelled`).
-        func retryOrThrow(_ error: CourierError) async throws(CourierError) {
+        /// A failed attempt (or a streamed body that broke off): its bytes counted, the machine told.
+        func attemptFailed(_ error: CourierError) -> [LoadStateMachine.Action] {
             counters.sent += error.bytesSent
             counters.received += error.bytesReceived
-            if error.kind == .cancelled || Task.isCancelled {
-                throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
-            }
-            let reason = "\(error.kind): \(error.message)"
-            guard let at = nextAttempt(after: error.retryCondition, wait: nil, reason: reason) else {
-                throw error
-            }
-            try await waitForRetry(until: at, reason: reason)
+            failure = error
+            return machine.failed(
+                condition: error.retryCondition, cancelled: error.kind == .cancelled || Task.isCancelled,
+                reason: "\(error.kind): \(error.message)", now: clock.now, using: &random
+            )
+        }
+
+        /// Drops the current response's streamed body (a retried, refreshed or redirected response).
+        func discardBody() async {
+            if let exchange, case .streaming = exchange { count(await exchange.discard()) }
         }
 
         func count(_ metrics: RequestMetrics) {
@@ -176,145 +156,156 @@ struct RequestExecution {
             counters.received += metrics.bytesReceived
         }
 
-        while true {
-            attempt += 1
-            counters.attempt += 1
-            planner.attemptStarted(counted: !refreshRetry)
-            refreshRetry = false
-            // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
-            let arrived = clock.now
-            let admitted = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived)
-            if admitted > arrived {
-                trace(attempt, .rateLimited(key: route.endpointKey, wait: admitted - arrived))
-                guard admitted < deadline else {
-                    throw CourierError(
-                        .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline",
-                        url: request.url
-                    )
-                }
-                try await RequestExecution.sleep(until: admitted, url: request.url)
-                timeline.rateLimitWait += clock.now - arrived
-            }
+        var actions = machine.start()
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            switch action {
+            case .admit:
+                // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
+                counters.attempt += 1
+                exchange = nil
+                arrived = clock.now
+                actions += machine.admitted(at: service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived), now: arrived)
 
-            var sendURL = url
-            var sendHeaders = headers
-            var authorised = AuthorisationRequest(
-                method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
-                hasStreamedBody: request.bodyStream != nil
-            )
-            var seenEpoch = 0
-            if let authoriser, let instance = route.authoriser {
+            case .waitForRateLimit(let until):
+                trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
+                try await RequestExecution.sleep(until: until, url: request.url)
+                timeline.rateLimitWait += clock.now - arrived
+                actions += machine.rateLimitWaited()
+
+            case .failRateLimitPastDeadline:
+                throw CourierError(
+                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: request.url
+                )
+
+            case .authorise:
+                guard let authoriser, let instance = route.authoriser else { preconditionFailure("no authoriser to run") }
                 let started = clock.now
-                trace(attempt, .authorising(authoriser: instance.name))
+                trace(machine.attempt, .authorising(authoriser: instance.name))
                 seenEpoch = authoriser.epoch
                 authorised = try await RequestExecution.authorise(
-                    authorised, with: authoriser.authoriser, instance: instance, deadline: deadline
+                    AuthorisationRequest(
+                        method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
+                        hasStreamedBody: request.bodyStream != nil
+                    ),
+                    with: authoriser.authoriser, instance: instance, deadline: deadline
                 )
                 timeline.authoriserWait += clock.now - started
                 guard authorised.url.host == url.host, authorised.url.scheme == url.scheme, authorised.url.port == url.port else {
-                    throw CourierError(
-                        .authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url
+                    throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
+                }
+                actions += machine.authorised()
+
+            case .send(let attempt):
+                let (sendURL, sendHeaders) = authoriser == nil ? (url, headers) : (authorised.url, authorised.headers)
+                switch await send(request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline, attempt: attempt, tried: &tried) {
+                case .success(let response):
+                    exchange = response
+                    let metrics = response.metrics
+                    // A whole response's figures are final; a streaming one's are counted when its body ends.
+                    if case .whole = response { count(metrics) }
+                    counters.status = response.status
+                    counters.redirects += metrics.redirects
+                    trace(attempt, .response(status: response.status))
+                    timeline.dns = metrics.dns
+                    timeline.connect = metrics.connect
+                    timeline.tls = metrics.tls
+                    timeline.tlsSession = metrics.tlsSession
+                    timeline.firstByte = metrics.timeToFirstByte
+                    let requested = response.status >= 300
+                        ? response.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
+                    hop = maxRedirects > 0 && RedirectRule.redirectStatuses.contains(response.status)
+                        ? try redirect(from: request, url: url, exchange: response) : nil
+                    actions += machine.responseArrived(
+                        status: response.status, retryAfter: requested, isRedirect: hop != nil, now: clock.now, using: &random
                     )
-                }
-                sendURL = authorised.url
-                sendHeaders = authorised.headers
-            }
-
-            let outcome = await send(
-                request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline, attempt: attempt,
-                tried: &tried
-            )
-            switch outcome {
-            case .success(let exchange):
-                let metrics = exchange.metrics
-                // A whole response's figures are final; a streaming one's are counted when its body ends.
-                if case .whole = exchange { count(metrics) }
-                counters.status = exchange.status
-                counters.redirects += metrics.redirects
-                trace(attempt, .response(status: exchange.status))
-                timeline.dns = metrics.dns
-                timeline.connect = metrics.connect
-                timeline.tls = metrics.tls
-                timeline.tlsSession = metrics.tlsSession
-                timeline.firstByte = metrics.timeToFirstByte
-
-                var wait: Duration?
-                if exchange.status >= 300, let value = exchange.headers["retry-after"],
-                    let asked = RetryAfter.delay(value, now: service.wallClock())
-                {
-                    let capped = min(asked, retry.retryAfterCap)
-                    retryAfter = capped
-                    trace(attempt, .retryAfter(requested: asked, applied: retry.respectRetryAfter ? capped : .zero, key: route.endpointKey))
-                    if retry.respectRetryAfter {
-                        service.pause(key: route.endpointKey, until: clock.now + capped)
-                        wait = capped
-                    }
+                case .failure(let error):
+                    actions += attemptFailed(error)
                 }
 
-                if exchange.status == 401, let authoriser, let instance = route.authoriser, !refreshed {
-                    // One refresh (shared with the other requests that got a 401 meanwhile) and one more attempt;
-                    // a second 401 is the answer.
-                    refreshed = true
-                    refreshRetry = true
-                    if case .streaming = exchange { count(await exchange.discard()) }
-                    await authoriser.authoriser.authorisationFailed(for: authorised)
-                    let (role, refresh) = authoriser.beginRefresh(after: seenEpoch, url: request.url)
-                    trace(attempt, .refreshing(authoriser: instance.name, role: role))
-                    try await announceRetry(reason: "status 401 (credentials refreshed)")
-                    let started = clock.now
-                    if let refresh {
-                        try await RequestExecution.awaitRefresh(refresh, instance: instance, deadline: deadline, url: request.url)
-                    }
-                    timeline.authoriserWait += clock.now - started
-                    continue
-                }
+            case .noteRetryAfter(let requested, let applied):
+                trace(machine.attempt, .retryAfter(requested: requested, applied: applied, key: route.endpointKey))
 
-                let reason = "status \(exchange.status)"
-                if let at = nextAttempt(after: .status(exchange.status), wait: wait, reason: reason) {
-                    if case .streaming = exchange { count(await exchange.discard()) }
-                    try await waitForRetry(until: at, reason: reason)
-                    continue
-                }
-                if maxRedirects > 0, let next = try redirect(from: request, url: url, exchange: exchange) {
-                    // Redirects are followed here, the one place for a loader's request, not by the transport:
-                    // each hop is routed again, so it gets its own service's rate limit, retries, TLS settings and
-                    // credentials (if any), and never this route's authoriser headers.
-                    if case .streaming = exchange { count(await exchange.discard()) }
-                    guard redirectsLeft > 0 else {
-                        throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url)
-                    }
-                    counters.redirects += 1
-                    return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)
-                }
+            case .pauseEndpoint(let until):
+                service.pause(key: route.endpointKey, until: until)
 
+            case .refreshCredentials:
+                guard let authoriser, let instance = route.authoriser else { preconditionFailure("no authoriser to refresh") }
+                await discardBody()
+                await authoriser.authoriser.authorisationFailed(for: authorised)
+                let (role, refresh) = authoriser.beginRefresh(after: seenEpoch, url: request.url)
+                trace(machine.attempt, .refreshing(authoriser: instance.name, role: role))
+                try await announceRetry(reason: "status 401 (credentials refreshed)")
+                let started = clock.now
+                if let refresh {
+                    try await RequestExecution.awaitRefresh(refresh, instance: instance, deadline: deadline, url: request.url)
+                }
+                timeline.authoriserWait += clock.now - started
+                actions += machine.refreshed()
+
+            case .proposeRetry:
+                let now = clock.now
+                actions += machine.budget(granted: service.tryRetry(service: serviceName, budget: retry.budget, now: now), now: now)
+
+            case .gaveUp(let reason, let why):
+                trace(machine.attempt, .givingUp(reason: reason, why: why.description))
+
+            case .waitForRetry(let until, let reason):
+                trace(machine.attempt, .retrying(reason: reason, delay: until - clock.now))
+                await discardBody()
+                try await announceRetry(reason: reason)
+                let before = clock.now
+                try await RequestExecution.sleep(until: until, url: request.url)
+                timeline.backoffWait += clock.now - before
+                actions += machine.retryWaited()
+
+            case .followRedirect:
+                // Redirects are followed here, the one place for a loader's request, not by the transport: each hop
+                // is routed again, so it gets its own service's rate limit, retries, TLS settings and credentials
+                // (if any), and never this route's authoriser headers.
+                guard let next = hop else { preconditionFailure("a redirect without a hop") }
+                await discardBody()
+                guard redirectsLeft > 0 else {
+                    throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url)
+                }
+                counters.redirects += 1
+                return try await perform(next, deadline: deadline, redirectsLeft: redirectsLeft - 1, &counters)
+
+            case .deliver:
+                guard let answer = exchange else { preconditionFailure("nothing to deliver") }
                 var body: [UInt8] = []
-                switch exchange {
+                switch answer {
                 case .whole(let response):
                     body = response.body
                 case .streaming(let response):
-                    switch await deliver(response, attempt: attempt) {
+                    switch await deliver(response, attempt: machine.attempt) {
                     case .success(let final):
                         count(final)
                     case .failure(let error):
                         // The body broke off: the consumer already has part of it, so the stream is told which
                         // attempt starts the body again.
-                        try await retryOrThrow(error)
+                        exchange = nil
+                        actions += attemptFailed(error)
                         continue
                     }
                 }
                 timeline.done = clock.now
                 return Response(
-                    status: exchange.status, reason: exchange.reason, headers: exchange.headers, body: body, url: exchange.url,
-                    attempts: attempt, retryAfter: retryAfter, addressesTried: tried, timeline: timeline,
+                    status: answer.status, reason: answer.reason, headers: answer.headers, body: body, url: answer.url,
+                    attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
                     bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
                     userInfo: request.userInfo
                 )
 
-            case .failure(let error):
-                try await retryOrThrow(error)
-                continue
+            case .fail:
+                guard let error = failure else { preconditionFailure("a failure without an error") }
+                if error.kind == .cancelled || Task.isCancelled {
+                    throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
+                }
+                throw error
             }
         }
+        preconditionFailure("the load state machine stopped without an answer")
     }
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down
