@@ -5,7 +5,7 @@
 //   C shims          CCourierPosix, CCourierZlib, CCourierOpenSSL (the system's libssl/libcrypto)
 //   vocabulary       CourierCore
 //   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
-//   composed         CourierLint, CourierTransport
+//   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   façade           CourierKit
 //   tools            courier (executable), Plugins/
 import PackageDescription
@@ -48,6 +48,7 @@ let package = Package(
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
         .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"]),
+        .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
         .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
 
         // MARK: - Public façade
@@ -99,6 +100,7 @@ let package = Package(
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
         .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache"]),
+        .testTarget(name: "CourierHTTPCacheTests", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache"]),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: ["CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport"]
