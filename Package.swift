@@ -56,7 +56,7 @@ let package = Package(
             name: "CourierKit",
             dependencies: [
                 "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
-                "CourierAuthorisers", "CourierCache", .product(name: "Logging", package: "swift-log"),
+                "CourierAuthorisers", "CourierCache", "CourierHTTPCache", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -68,7 +68,7 @@ let package = Package(
                 // re-exported module changes (swift-package-manager#10483), and release builds inline across
                 // modules, so a stale executable could allocate objects of an old size.
                 "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
-                "CourierAuthorisers", "CourierPosix", "CourierCache",
+                "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

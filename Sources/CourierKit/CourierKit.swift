@@ -8,3 +8,4 @@
 @_exported import CourierHTTP1
 @_exported import CourierAuthorisers
 @_exported import CourierCache
+@_exported import CourierHTTPCache

@@ -35,6 +35,9 @@ public final class DataLoaderService: Sendable {
     private let observers = Mutex<[@Sendable (Consumption) -> Void]>([])
     private let tracers = Mutex<[@Sendable (LoaderEvent) -> Void]>([])
     private let requestCount = Atomic<UInt64>(0)
+    /// Concurrent loads of the same cacheable request share one exchange (across the service's factories only
+    /// when the request carries no credentials of a factory's user).
+    let coalescer = RequestCoalescer()
     private let origin = ContinuousClock.now
 
     /// Makes a service from a compiled graph.

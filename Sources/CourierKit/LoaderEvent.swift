@@ -36,6 +36,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
         case givingUp(reason: String, why: String)
         /// The request finished with a response (`status`) or an error.
         case finished(status: Int?, error: CourierError?)
+        /// An identical cacheable request was in flight: this one waits for its response instead of sending.
+        case coalesced
     }
 
     /// A request's part in a credentials refresh.
@@ -102,6 +104,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
             return "retrying in \(LoaderEvent.short(delay)) after \(reason)"
         case .givingUp(let reason, let why):
             return "not retrying \(reason): \(why)"
+        case .coalesced:
+            return "an identical request is in flight: sharing its response"
         case .finished(let status, let error):
             if let error { return "failed: \(error.kind): \(error.message)" }
             return "done: status \(status.map(String.init) ?? "-")"

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierHTTP1
+import CourierHTTPCache
 import CourierPosix
 import CourierTransport
 
@@ -37,6 +38,61 @@ struct RequestExecution {
     }
 
     func run() async -> Result<Response, CourierError> {
+        guard let key = coalescingKey() else { return await runAlone() }
+        while true {
+            if service.coalescer.lead(key) {
+                let result = await runAlone()
+                service.coalescer.finish(key, with: result)
+                return result
+            }
+            trace(0, .coalesced)
+            switch await service.coalescer.follow(key) {
+            case .shared(let result):
+                // The same response, as this caller's: its own userInfo; no wire bytes of its own.
+                let mine = result.map { response -> Response in
+                    var copy = response
+                    copy.userInfo = request.userInfo
+                    return copy
+                }
+                switch mine {
+                case .success(let response): trace(0, .finished(status: response.status, error: nil))
+                case .failure(let error): trace(0, .finished(status: nil, error: error))
+                }
+                service.report(
+                    Consumption(
+                        url: request.url, bytesSent: 0, bytesReceived: 0, status: try? mine.get().status,
+                        sourceIdentifier: request.sourceIdentifier
+                    )
+                )
+                return mine
+            case .cancelled:
+                return .failure(CourierError(.cancelled, "the request was cancelled", url: request.url))
+            case .runAlone:
+                continue
+            }
+        }
+    }
+
+    /// The key under which concurrent identical loads share one exchange, or nil when this load must not: only a
+    /// whole-response `GET` or `HEAD` without a body, on a route whose service caches (`cache:`), while online.
+    /// Every request field is part of the key (the response's `Vary` is not known yet), and so is the factory
+    /// when the route has an authoriser (two users never share a response).
+    private func coalescingKey() -> String? {
+        guard events == nil, request.method == .get || request.method == .head, request.body == nil,
+            request.bodyStream == nil, !factory.isOffline, let url = HTTPURL(request.url)
+        else { return nil }
+        let route = service.graph.route(for: url, method: request.method)
+        guard route.cache != nil else { return nil }
+        let identity = route.authoriser.map { "\($0.name)@\(ObjectIdentifier(factory).hashValue)" }
+        let fields = request.headers.fields
+            .map { "\($0.name.lowercased()): \($0.value)" }
+            .sorted()
+            .joined(separator: "\n")
+        // HEAD and GET answer differently (no body): unlike the cache's key, they do not coalesce together.
+        return "\(request.method) " + HTTPCacheKey(method: request.method, url: url, identity: identity).primary + "\n" + fields
+    }
+
+    private func runAlone() async -> Result<Response, CourierError> {
         var counters = Counters()
         let result: Result<Response, CourierError>
         do {

@@ -94,7 +94,7 @@ final class DemoTracePrinter: Sendable {
         case .started: return .bold
         case .authorising, .connecting(_, fallback: false): return .plain
         case .connecting(_, fallback: true): return .waiting
-        case .rateLimited, .coolingDown, .retryAfter, .refreshing, .retrying: return .waiting
+        case .rateLimited, .coolingDown, .retryAfter, .refreshing, .retrying, .coalesced: return .waiting
         case .unreachable, .givingUp: return .bad
         case .response(let status): return status >= 400 ? .bad : .plain
         case .finished(let status, let error):
