@@ -188,7 +188,12 @@ enum RecordFile {
     ) throws(SystemCallError) -> T {
         let fd = try SystemCall.blocking("open") { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         defer { _ = close(fd) }  // Closing releases the lock.
-        _ = try SystemCall.blocking("flock") { flock(fd, LOCK_EX) }
+        if LockWaiting.allowed {
+            _ = try SystemCall.blocking("flock") { flock(fd, LOCK_EX) }
+        } else if try SystemCall.run("flock", wouldBlockIsValue: true, { flock(fd, LOCK_EX | LOCK_NB) }) == nil {
+            // Taken by another task or process: the caller retries where it may wait (see LockWaiting).
+            throw SystemCallError(call: "flock", errno: EWOULDBLOCK)
+        }
         return try body()
     }
 }

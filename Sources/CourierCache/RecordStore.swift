@@ -53,7 +53,7 @@ public final class RecordStore: Sendable {
     /// - Parameter ttl: 0 for sliding expiry (``RecordStoreOptions/defaultExpiry`` after the last access),
     ///   otherwise absolute expiry this long after now.
     public func store(_ data: [UInt8], forKey key: String, ttl: Duration = .zero, locked: Bool = false) async throws(CacheError) {
-        try storeNow(data, forKey: key, ttl: ttl, locked: locked)
+        try await withoutBlockingThePool { () throws(CacheError) in try self.storeNow(data, forKey: key, ttl: ttl, locked: locked) }
     }
 
     /// ``store(_:forKey:ttl:locked:)`` without the suspension point: a forked test child writes through it.
@@ -82,6 +82,10 @@ public final class RecordStore: Sendable {
     /// Moves the access time to now in place, without rewriting the payload; if that write fails the record is
     /// still returned and ``CacheStatistics/accessTimeWriteFailures`` counts it.
     public func load(_ key: String) async throws(CacheError) -> CacheRecord? {
+        try await withoutBlockingThePool { () throws(CacheError) -> CacheRecord? in try self.loadNow(key) }
+    }
+
+    private func loadNow(_ key: String) throws(CacheError) -> CacheRecord? {
         let keyBytes = try validated(key, .load)
         return try serialised(key, keyBytes, .load) { location throws(SystemCallError) in
             try loadRecord(at: location, keyBytes: keyBytes)
@@ -94,6 +98,13 @@ public final class RecordStore: Sendable {
     public func load(
         keysWithPrefix prefix: String, choosing choose: @Sendable ([String]) -> String?
     ) async throws(CacheError) -> CacheRecord? {
+        let keys = try await LockWaiting.onThreadThatMayWait { () throws(CacheError) in try self.keys(withPrefix: prefix) }
+        guard !keys.isEmpty, let chosen = choose(keys.sorted()) else { return nil }
+        return try await load(chosen)
+    }
+
+    /// The keys of the returnable records that start with `prefix` (a scan of every header).
+    private func keys(withPrefix prefix: String) throws(CacheError) -> [String] {
         var keys: [String] = []
         let now = options.clock.now()
         try forEachRecordFile(.load) { location throws(SystemCallError) in
@@ -102,14 +113,17 @@ public final class RecordStore: Sendable {
             let key = String(decoding: header.key, as: UTF8.self)
             if key.hasPrefix(prefix) { keys.append(key) }
         }
-        guard !keys.isEmpty, let chosen = choose(keys.sorted()) else { return nil }
-        return try await load(chosen)
+        return keys
     }
 
     /// Moves the access time of `key` to now (in place). False if the record is missing, corrupt, or expired
     /// and unlocked.
     @discardableResult
     public func touch(_ key: String) async throws(CacheError) -> Bool {
+        try await withoutBlockingThePool { () throws(CacheError) -> Bool in try self.touchNow(key) }
+    }
+
+    private func touchNow(_ key: String) throws(CacheError) -> Bool {
         let keyBytes = try validated(key, .touch)
         return try serialised(key, keyBytes, .touch) { location throws(SystemCallError) in
             let now = options.clock.now()
@@ -125,19 +139,23 @@ public final class RecordStore: Sendable {
     /// refused that). Does not move the access time.
     @discardableResult
     public func lock(_ key: String) async throws(CacheError) -> UInt32? {
-        try changeLockCount(key, by: 1, .lock)
+        try await withoutBlockingThePool { () throws(CacheError) in try self.changeLockCount(key, by: 1, .lock) }
     }
 
     /// Subtracts one from the lock count of `key` and returns the new count, or nil if the record is missing
     /// or corrupt. Throws ``CacheError/Reason/notLocked`` if the count is already 0.
     @discardableResult
     public func unlock(_ key: String) async throws(CacheError) -> UInt32? {
-        try changeLockCount(key, by: -1, .unlock)
+        try await withoutBlockingThePool { () throws(CacheError) in try self.changeLockCount(key, by: -1, .unlock) }
     }
 
     /// Removes the records under `keys`, locked or not; returns how many existed.
     @discardableResult
     public func remove(_ keys: [String]) async throws(CacheError) -> Int {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int in try self.removeNow(keys) }
+    }
+
+    private func removeNow(_ keys: [String]) throws(CacheError) -> Int {
         var removed = 0
         for key in keys {
             let keyBytes = try validated(key, .remove)
@@ -152,6 +170,10 @@ public final class RecordStore: Sendable {
 
     /// The bytes of every record file (headers, keys and payloads; corrupt files too).
     public func totalSize() async throws(CacheError) -> Int64 {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int64 in try self.totalSizeNow() }
+    }
+
+    private func totalSizeNow() throws(CacheError) -> Int64 {
         var total: Int64 = 0
         try forEachRecordFile(.size) { location throws(SystemCallError) in
             if let (_, size) = try RecordFile.readHeader(location.path) { total += size }
@@ -161,6 +183,10 @@ public final class RecordStore: Sendable {
 
     /// The bytes of the valid records whose lock count is above 0.
     public func lockedSize() async throws(CacheError) -> Int64 {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int64 in try self.lockedSizeNow() }
+    }
+
+    private func lockedSizeNow() throws(CacheError) -> Int64 {
         var total: Int64 = 0
         try forEachRecordFile(.size) { location throws(SystemCallError) in
             if let (header, size) = try validHeader(at: location), header.lockCount > 0 { total += size }
@@ -181,6 +207,10 @@ public final class RecordStore: Sendable {
     ///   found by the first load of its record.
     @discardableResult
     public func collectGarbage(verifyingPayloads: Bool = false) async throws(CacheError) -> GarbageCollectionReport {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> GarbageCollectionReport in try self.collectGarbageNow(verifyingPayloads: verifyingPayloads) }
+    }
+
+    private func collectGarbageNow(verifyingPayloads: Bool) throws(CacheError) -> GarbageCollectionReport {
         var report = GarbageCollectionReport()
         var candidates: [EvictionCandidate] = []
         var lockedBytes: Int64 = 0
@@ -251,6 +281,10 @@ public final class RecordStore: Sendable {
     /// the records' summaries, and the corrupt files with what is wrong. With `verifyingPayloads` each record is
     /// read whole and its payload checksum checked too; otherwise only the header, name and length.
     public func inspectAll(verifyingPayloads: Bool = false) async throws(CacheError) -> [RecordVerdict] {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> [RecordVerdict] in try self.inspectAllNow(verifyingPayloads: verifyingPayloads) }
+    }
+
+    private func inspectAllNow(verifyingPayloads: Bool) throws(CacheError) -> [RecordVerdict] {
         var verdicts: [RecordVerdict] = []
         let now = options.clock.now()
         try forEachRecordFile(.inspect) { location throws(SystemCallError) in
@@ -262,6 +296,10 @@ public final class RecordStore: Sendable {
     /// The record under `key` checked whole (payload checksum included) without changing anything; nil when
     /// there is no file for it.
     public func inspect(_ key: String) async throws(CacheError) -> RecordVerdict? {
+        try await withoutBlockingThePool { () throws(CacheError) -> RecordVerdict? in try self.inspectNow(key) }
+    }
+
+    private func inspectNow(_ key: String) throws(CacheError) -> RecordVerdict? {
         let keyBytes = try validated(key, .inspect)
         let now = options.clock.now()
         return try serialised(key, keyBytes, .inspect) { location throws(SystemCallError) in
@@ -340,13 +378,38 @@ public final class RecordStore: Sendable {
     /// Removes every locked record (lock count above 0), and every corrupt file; returns how many records.
     @discardableResult
     public func wipeLocked() async throws(CacheError) -> Int {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int in try self.wipeLockedNow() }
+    }
+
+    private func wipeLockedNow() throws(CacheError) -> Int {
         try wipe { $0.lockCount > 0 }
     }
 
     /// Removes every unlocked record, expired or not, and every corrupt file; returns how many records.
     @discardableResult
     public func wipeUnlocked() async throws(CacheError) -> Int {
+        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int in try self.wipeUnlockedNow() }
+    }
+
+    private func wipeUnlockedNow() throws(CacheError) -> Int {
         try wipe { $0.lockCount == 0 }
+    }
+
+    // MARK: - Threads
+
+    /// Runs a one-key operation here when its stripe's lock is free at once, the common case, with no thread hop;
+    /// when another task or process holds it, again on a thread that may wait (see ``LockWaiting``). A one-key
+    /// operation takes its lock before it changes anything, so the retry starts clean.
+    private func withoutBlockingThePool<T: Sendable>(
+        _ body: @escaping @Sendable () throws(CacheError) -> T
+    ) async throws(CacheError) -> T {
+        let first: Result<T, CacheError> = LockWaiting.$allowed.withValue(false) {
+            Result { () throws(CacheError) -> T in try body() }
+        }
+        if case .failure(let error) = first, LockWaiting.isContention(error) {
+            return try await LockWaiting.onThreadThatMayWait(body)
+        }
+        return try first.get()
     }
 
     // MARK: - Internals

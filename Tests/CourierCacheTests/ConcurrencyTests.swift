@@ -1,4 +1,7 @@
+import CourierCore
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CourierCache
@@ -97,4 +100,59 @@ import Testing
         #expect(payloads.contains(record.data))
         #expect(try store.filesOnDisk() == [URL(fileURLWithPath: store.path(of: "contended")).lastPathComponent])
     }
+}
+
+/// Waiting for a stripe's lock never blocks Swift's cooperative pool: contended operations wait on Dispatch's
+/// threads, so other async work goes on while another holder (here the test, through its own descriptor, as
+/// another process would) keeps the lock.
+@Suite struct LockWaitingTests {
+    @Test func contendedOperationsLeaveTheCooperativePoolFree() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: ManualClock(testEpoch))
+        try await store.store(Array("payload".utf8), forKey: "k")
+        // Hold k's stripe lock from another open file description (flock locks conflict across them), as another
+        // process would. A watchdog thread releases it when told, or after 20 s at the latest: were the waits
+        // blocking the pool, the task that tells it could not run, and the test would fail on time, not hang.
+        let stripe = SHA256.hex(SHA256.hash(Array("k".utf8))).prefix(2)
+        let fd = open(directory.path + "/locks/\(stripe).lock", O_RDWR)
+        #expect(fd >= 0)
+        #expect(flock(fd, LOCK_EX) == 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = Flag()
+        Thread {
+            _ = release.wait(timeout: .now() + 20)
+            flock(fd, LOCK_UN)
+            close(fd)
+            released.set()
+        }.start()
+        // More waiting loads than the pool has threads: with a blocking flock they would hold them all.
+        let finished = Flag()
+        let count = ProcessInfo.processInfo.activeProcessorCount * 3
+        let loads = Task {
+            defer { finished.set() }
+            return try await withThrowingTaskGroup(of: CacheRecord?.self) { group in
+                for _ in 0..<count { group.addTask { try await store.load("k") } }
+                return try await group.reduce(into: [CacheRecord?]()) { $0.append($1) }
+            }
+        }
+        // Meanwhile other async work runs: twenty short sleeps, long before the watchdog would step in (a busy
+        // suite can slow them down; a blocked pool stops them until the watchdog releases the lock).
+        let started = ContinuousClock.now
+        for _ in 0..<20 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(ContinuousClock.now - started < .seconds(15), "the pool was blocked")
+        #expect(!released.isSet && !finished.isSet, "the loads finished while the lock was held")
+        // Released: every waiting load completes and finds the record.
+        release.signal()
+        let records = try await loads.value
+        #expect(records.count == count)
+        #expect(records.allSatisfy { $0?.data == Array("payload".utf8) })
+    }
+}
+
+/// A flag set once, read from any task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }

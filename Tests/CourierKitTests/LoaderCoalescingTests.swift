@@ -108,13 +108,17 @@ import Testing
     }
 
     @Test func whenTheLeaderIsCancelledItsFollowersLoadOnTheirOwn() async throws {
-        let server = try Self.slowServer()
-        let loader = try makeService(Self.policy()).makeFactory().makeLoader()
+        let server = try RecordingServer { index, _ in .init(body: "answer \(index)", delay: .seconds(2)) }
+        let service = try makeService(Self.policy())
+        let joined = Mutex(0)
+        service.addTraceObserver { event in if case .coalesced = event.kind { joined.withLock { $0 += 1 } } }
+        let loader = service.makeFactory().makeLoader()
         let request = Request(url: server.url("/shared"))
         let leader = Task { try await loader.load(request) }
-        try await Task.sleep(for: .milliseconds(100))  // the leader is in flight
+        // The leader's request has reached the server, then the three followers have joined it.
+        try await Self.waitUntil { server.requests.count == 1 }
         let followers = Task { await Self.loadTogether(loader, request, count: 3) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Self.waitUntil { joined.withLock { $0 } == 3 }
         leader.cancel()
         let leaderError = await #expect(throws: CourierError.self) { try await leader.value }
         #expect(leaderError?.kind == .cancelled)
@@ -139,6 +143,17 @@ import Testing
         #expect(ContinuousClock.now - cancelledAt < .milliseconds(1500))
         #expect(try await leader.value.status == 200)
         #expect(server.requests.count == 1)
+    }
+}
+
+extension LoaderCoalescingTests {
+    /// Polls `condition` every 10 ms for up to 20 s (a signal to wait for, not a delay to guess).
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 }
 
