@@ -23,7 +23,9 @@ public struct Revalidation: Hashable, Sendable {
 
     /// The stored response with `storedHeaders` refreshed by a 304 with `notModifiedHeaders`, for a conditional
     /// request sent at `requestTime` and answered at `responseTime`.
-    public init(storedHeaders: HTTPHeaders, notModifiedHeaders: HTTPHeaders, requestTime: Double, responseTime: Double) {
+    public init(
+        storedHeaders: HTTPHeaders, notModifiedHeaders: HTTPHeaders, requestTime: Double, responseTime: Double
+    ) {
         let excluded = Revalidation.excludedFields.union(notModifiedHeaders.tokens(for: "Connection"))
         var updates: [String: [String]] = [:]
         var order: [String] = []

@@ -15,7 +15,9 @@ public struct Validators: Hashable, Sendable {
     /// The validators of a stored response with `headers`.
     public init(storedHeaders headers: HTTPHeaders) {
         entityTag = headers["ETag"].map { String($0.trimmingHTTPWhitespace) }.flatMap { $0.isEmpty ? nil : $0 }
-        lastModified = headers["Last-Modified"].flatMap { HTTPDate.parse($0) == nil ? nil : String($0.trimmingHTTPWhitespace) }
+        lastModified = headers["Last-Modified"].flatMap { value in
+            HTTPDate.parse(value) == nil ? nil : String(value.trimmingHTTPWhitespace)
+        }
     }
 
     /// Whether there is anything to validate with; without validators a stale response is simply re-fetched.
