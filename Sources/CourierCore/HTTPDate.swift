@@ -1,0 +1,89 @@
+/// HTTP-dates (RFC 9110 §5.6.7) as seconds since the Unix epoch, UTC, without Foundation.
+///
+/// ``format(_:)`` writes the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); ``parse(_:)`` accepts the
+/// three forms recipients must accept: IMF-fixdate, the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`)
+/// and asctime (`Sun Nov  6 08:49:37 1994`). Shared by `Retry-After`, HMAC signing's `Date` and HTTP caching.
+public enum HTTPDate {
+    private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
+    private static let weekdays: Set<String> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let longWeekdays: Set<String> = [
+        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+    ]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `seconds` since 1970 (fractions dropped) as an IMF-fixdate.
+    public static func format(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let day = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - day * 86_400
+        let (year, month, dayOfMonth) = civil(fromDays: day)
+        let weekday = days[((day % 7) + 7) % 7]
+        return "\(weekday), \(pad(dayOfMonth)) \(months[month - 1]) \(year) "
+            + "\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
+    }
+
+    /// Seconds since the Unix epoch for an HTTP-date in any of the three forms (surrounding whitespace
+    /// allowed), or nil for anything else: `0`, `-1`, a bad weekday or month name, a time out of range.
+    /// An RFC 850 two-digit year below 70 is taken as 20yy, else 19yy.
+    public static func parse(_ text: some StringProtocol) -> Double? {
+        let parts = Substring(text).trimmingHTTPWhitespace.split(separator: " ", omittingEmptySubsequences: true)
+        var day: Int?, month: Int?, year: Int?, time: Substring?
+        if parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT" {
+            // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+            guard weekdays.contains(String(parts[0].dropLast())) else { return nil }
+            day = Int(parts[1]); month = monthIndex(parts[2]); year = Int(parts[3]); time = Substring(parts[4])
+            guard parts[1].count == 2, parts[3].count == 4 else { return nil }
+        } else if parts.count == 4, parts[0].hasSuffix(","), parts[3] == "GMT" {
+            // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+            guard longWeekdays.contains(String(parts[0].dropLast())) else { return nil }
+            let dmy = parts[1].split(separator: "-")
+            guard dmy.count == 3, dmy[2].count == 2, let yy = Int(dmy[2]) else { return nil }
+            day = Int(dmy[0]); month = monthIndex(dmy[1]); time = Substring(parts[2])
+            // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
+            year = yy < 70 ? 2000 + yy : 1900 + yy
+        } else if parts.count == 5, weekdays.contains(String(parts[0])) {
+            // asctime: Sun Nov  6 08:49:37 1994
+            month = monthIndex(parts[1]); day = Int(parts[2]); time = Substring(parts[3]); year = Int(parts[4])
+            guard parts[4].count == 4 else { return nil }
+        } else {
+            return nil
+        }
+        guard let d = day, let m = month, let y = year, let t = time, (1...31).contains(d) else { return nil }
+        let hms = t.split(separator: ":")
+        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = Int(hms[0]), let mi = Int(hms[1]),
+            let s = Int(hms[2]), (0...23).contains(h), (0...59).contains(mi), (0...60).contains(s)
+        else { return nil }
+        let days = daysFromCivil(year: y, month: m, day: d)
+        return Double(days * 86_400 + h * 3600 + mi * 60 + s)
+    }
+
+    private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    private static func monthIndex(_ s: some StringProtocol) -> Int? {
+        months.firstIndex(of: String(s)).map { $0 + 1 }
+    }
+
+    /// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
+    static func civil(fromDays z: Int) -> (Int, Int, Int) {
+        let z = z + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's `days_from_civil`).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

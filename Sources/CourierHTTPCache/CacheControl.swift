@@ -1,0 +1,187 @@
+import CourierCore
+
+/// The directives of the `Cache-Control` fields of one request or response (RFC 9111 §5.2), as a private
+/// cache reads them.
+///
+/// Parsing follows RFC 9111 §5.2 and RFC 9110 §5.6: any number of fields, each a comma-separated list of
+/// `name` or `name=value` where the value is a token or a quoted-string (so `no-cache="a, b"` is one
+/// directive); names are case-insensitive; unknown directives and empty list elements are ignored; both the
+/// token and the quoted form of an argument are accepted (§5.2: recipients "ought to accept both forms").
+///
+/// Decisions where the RFC leaves a choice:
+/// - A directive given more than once: the first occurrence wins (§4.2.1 allows "the first occurrence").
+/// - An invalid delta-seconds (`max-age=-1`, `max-age=1a`, `max-age=`) takes the directive's most restrictive
+///   meaning (§4.2.1: invalid freshness information is "encouraged" to be treated as stale): `max-age` (request
+///   or response) becomes 0; `max-stale`, `min-fresh`, `stale-while-revalidate` and `stale-if-error` are ignored,
+///   granting nothing.
+/// - A delta-seconds larger than 2³¹ saturates at 2³¹ (§1.2.2).
+/// - The qualified forms `no-cache="field"` and `private="field"` are read (their field names are kept) but
+///   act as the unqualified forms; see ``noCacheFields``.
+public struct CacheControl: Hashable, Sendable {
+    /// `max-age` (§5.2.1.1 on a request, §5.2.2.1 on a response), in seconds.
+    public var maxAge: Int64?
+    /// `s-maxage` (§5.2.2.10), in seconds. Kept for §3.5 (it permits storing an authorised response); a private
+    /// cache ignores it for freshness.
+    public var sharedMaxAge: Int64?
+    /// `no-store` (§5.2.1.5, §5.2.2.5).
+    public var noStore = false
+    /// `no-cache` (§5.2.1.4, §5.2.2.4), qualified or not.
+    public var noCache = false
+    /// The field names of a qualified `no-cache="…"` (lower-cased), empty for the unqualified form. The cache
+    /// treats the qualified form as unqualified: it revalidates the whole response rather than strip fields.
+    public var noCacheFields: [String] = []
+    /// `must-revalidate` (§5.2.2.2).
+    public var mustRevalidate = false
+    /// `proxy-revalidate` (§5.2.2.8): for shared caches; kept for §3.5 and inspection only.
+    public var proxyRevalidate = false
+    /// `private` (§5.2.2.7), qualified or not: a private cache may store the response.
+    public var isPrivate = false
+    /// `public` (§5.2.2.9).
+    public var isPublic = false
+    /// `must-understand` (§5.2.2.3).
+    public var mustUnderstand = false
+    /// `no-transform` (§5.2.1.6, §5.2.2.6): kept for inspection; the cache never transforms.
+    public var noTransform = false
+    /// `immutable` (RFC 8246 §2).
+    public var immutable = false
+    /// `stale-while-revalidate` (RFC 5861 §3), in seconds.
+    public var staleWhileRevalidate: Int64?
+    /// `stale-if-error` (RFC 5861 §4), in seconds; on a request or a response.
+    public var staleIfError: Int64?
+    /// Request `max-stale` (§5.2.1.2).
+    public var maxStale: MaxStale?
+    /// Request `min-fresh` (§5.2.1.3), in seconds.
+    public var minFresh: Int64?
+    /// Request `only-if-cached` (§5.2.1.7).
+    public var onlyIfCached = false
+
+    /// Request `max-stale`: without a value the client accepts any staleness.
+    public enum MaxStale: Hashable, Sendable {
+        case any
+        case seconds(Int64)
+
+        /// Whether a response `staleness` seconds past its lifetime is acceptable.
+        public func accepts(staleness: Double) -> Bool {
+            switch self {
+            case .any: true
+            case .seconds(let limit): staleness <= Double(limit)
+            }
+        }
+    }
+
+    /// The largest delta-seconds kept: 2³¹ (RFC 9111 §1.2.2).
+    public static let maximumDeltaSeconds: Int64 = 2_147_483_648
+
+    /// No directives.
+    public init() {}
+
+    /// The directives of every `Cache-Control` field in `headers`, in order.
+    public init(_ headers: HTTPHeaders) {
+        self.init(fieldValues: headers.values(for: "Cache-Control"))
+    }
+
+    /// The directives of the given `Cache-Control` field values, in order.
+    public init(fieldValues: [String]) {
+        var seen: Set<String> = []
+        for value in fieldValues {
+            for (name, argument) in CacheControl.directives(in: value) where seen.insert(name).inserted {
+                apply(name: name, argument: argument)
+            }
+        }
+    }
+
+    private mutating func apply(name: String, argument: String?) {
+        switch name {
+        case "max-age": maxAge = CacheControl.deltaSeconds(argument) ?? 0
+        case "s-maxage": sharedMaxAge = CacheControl.deltaSeconds(argument) ?? 0
+        case "no-store": noStore = true
+        case "no-cache":
+            noCache = true
+            noCacheFields = CacheControl.fieldNames(argument)
+        case "must-revalidate": mustRevalidate = true
+        case "proxy-revalidate": proxyRevalidate = true
+        case "private": isPrivate = true
+        case "public": isPublic = true
+        case "must-understand": mustUnderstand = true
+        case "no-transform": noTransform = true
+        case "immutable": immutable = true
+        case "stale-while-revalidate": staleWhileRevalidate = CacheControl.deltaSeconds(argument)
+        case "stale-if-error": staleIfError = CacheControl.deltaSeconds(argument)
+        case "max-stale":
+            if let argument {
+                maxStale = CacheControl.deltaSeconds(argument).map(MaxStale.seconds)
+            } else {
+                maxStale = .any
+            }
+        case "min-fresh": minFresh = CacheControl.deltaSeconds(argument)
+        case "only-if-cached": onlyIfCached = true
+        default: break
+        }
+    }
+
+    /// A delta-seconds argument (RFC 9111 §1.2.2: `1*DIGIT`), saturated at 2³¹; nil when absent or invalid.
+    static func deltaSeconds(_ argument: String?) -> Int64? {
+        guard let argument, !argument.isEmpty, argument.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            return nil
+        }
+        let digits = argument.drop { $0 == "0" }
+        guard digits.count <= 10, let value = Int64(digits.isEmpty ? "0" : String(digits)) else {
+            return maximumDeltaSeconds
+        }
+        return min(value, maximumDeltaSeconds)
+    }
+
+    /// The lower-cased field names of a qualified directive's argument (`"Set-Cookie, X-A"`).
+    private static func fieldNames(_ argument: String?) -> [String] {
+        guard let argument else { return [] }
+        return argument.split(separator: ",").compactMap { name in
+            let trimmed = name.trimmingHTTPWhitespace
+            return trimmed.isEmpty ? nil : trimmed.lowercased()
+        }
+    }
+
+    /// The directives of one field value: lower-cased names with their unquoted arguments, in order. Commas
+    /// inside quoted strings do not split; a backslash in a quoted string escapes the next character.
+    static func directives(in value: String) -> [(name: String, argument: String?)] {
+        var result: [(name: String, argument: String?)] = []
+        var characters = Substring(value)[...]
+        while !characters.isEmpty {
+            // One list element: up to the next comma outside a quoted string.
+            var element = ""
+            var argument: String?
+            var inQuotes = false
+            var quoted = false
+            var escaped = false
+            while let c = characters.first {
+                characters = characters.dropFirst()
+                if inQuotes {
+                    if escaped {
+                        argument?.append(c)
+                        escaped = false
+                    } else if c == "\\" {
+                        escaped = true
+                    } else if c == "\"" {
+                        inQuotes = false
+                    } else {
+                        argument?.append(c)
+                    }
+                    continue
+                }
+                if c == "," { break }
+                if argument == nil {
+                    if c == "=" { argument = "" } else { element.append(c) }
+                } else if c == "\"", argument?.isEmpty == true, !quoted {
+                    inQuotes = true
+                    quoted = true
+                } else {
+                    argument?.append(c)
+                }
+            }
+            let name = element.trimmingHTTPWhitespace.lowercased()
+            guard !name.isEmpty else { continue }
+            let trimmedArgument = quoted ? argument : argument.map { String($0.trimmingHTTPWhitespace) }
+            result.append((name, trimmedArgument))
+        }
+        return result
+    }
+}

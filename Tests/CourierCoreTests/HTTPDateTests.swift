@@ -1,0 +1,33 @@
+import Testing
+
+@testable import CourierCore
+
+/// HTTP-dates (RFC 9110 §5.6.7): the three forms recipients accept, and IMF-fixdate out.
+@Suite struct HTTPDateTests {
+    /// 1994-11-06T08:49:37Z, RFC 9110's example.
+    static let example = 784_111_777.0
+
+    @Test(arguments: [
+        "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+        "  Sun, 06 Nov 1994 08:49:37 GMT\t",
+    ])
+    func threeForms(text: String) {
+        #expect(HTTPDate.parse(text) == Self.example)
+    }
+
+    /// RFC 9111 §5.3 relies on these being invalid (an `Expires` of `0` means already expired).
+    @Test(arguments: ["0", "-1", "", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Nov 1994 25:00:00 GMT", "Sun, 6 Nov 1994 08:49:37 GMT"])
+    func invalid(text: String) {
+        #expect(HTTPDate.parse(text) == nil)
+    }
+
+    @Test(arguments: [0.0, 784_111_777, 951_782_400, 4_102_444_799, -86_400])
+    func formatParsesBack(seconds: Double) {
+        #expect(HTTPDate.parse(HTTPDate.format(seconds)) == seconds)
+    }
+
+    @Test func formatsIMFFixdate() {
+        #expect(HTTPDate.format(Self.example) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
+    }
+}
