@@ -1,0 +1,134 @@
+import CourierCache
+import CourierCore
+
+/// A private HTTP cache (RFC 9111) over a ``RecordStore``: finds the stored response a request may use and says
+/// how (fresh, stale but acceptable, to revalidate), files storable responses under their key and variant,
+/// freshens a stored response from a 304, and invalidates after unsafe methods. The data loader performs these as
+/// stages of its load; this type holds no HTTP connection and reads no clock (instants are parameters, in seconds
+/// since the Unix epoch, as the rules take them).
+public final class HTTPCache: Sendable {
+    /// Where the responses are filed.
+    public let store: RecordStore
+    /// How long a stored response is kept beyond its freshness (for revalidation, `stale-if-error` and offline
+    /// answers) before the record store may collect it.
+    public let retention: Duration
+
+    public init(store: RecordStore, retention: Duration = .seconds(86_400)) {
+        self.store = store
+        self.retention = retention
+    }
+
+    /// A stored response a request may use, and how.
+    public struct Lookup: Sendable, Hashable {
+        public var stored: StoredResponse
+        public var freshness: Freshness
+        /// Serve it as it is, serve it and revalidate, or revalidate first (see ``ReuseDecision``).
+        public var decision: ReuseDecision
+        /// The request's fields made conditional on the stored response's validators (unchanged when it has none).
+        public var conditionalHeaders: HTTPHeaders
+        /// The record key it is filed under (to freshen it after a 304).
+        public var recordKey: String
+    }
+
+    /// The stored response for a `GET` or `HEAD` of `url` by `identity` whose varied fields `requestHeaders`
+    /// matches, or nil. A record that does not decode is removed and reads as missing.
+    public func lookup(
+        method: HTTPMethod, url: HTTPURL, identity: String?, requestHeaders: HTTPHeaders, now: Double,
+        heuristicLifetime: Double
+    ) async throws(CacheError) -> Lookup? {
+        guard method == .get || method == .head else { return nil }
+        let key = HTTPCacheKey(method: method, url: url, identity: identity)
+        let varyNames = try await varyNames(for: key)
+        let recordKey = key.variant(varyNames: varyNames, request: requestHeaders)
+        guard let record = try await store.load(recordKey) else { return nil }
+        guard let stored = try? StoredResponse(decoding: record.data) else {
+            _ = try await store.remove([recordKey])
+            return nil
+        }
+        let freshness = Freshness(
+            status: stored.status, headers: stored.headers, requestTime: Self.seconds(stored.requestTime),
+            responseTime: Self.seconds(stored.responseTime), now: now, heuristicLifetime: heuristicLifetime
+        )
+        let decision = ReuseDecision(
+            freshness: freshness, request: CacheControl(requestHeaders), response: CacheControl(stored.headers)
+        )
+        return Lookup(
+            stored: stored, freshness: freshness, decision: decision,
+            conditionalHeaders: Validators(storedHeaders: stored.headers).conditionalHeaders(requestHeaders),
+            recordKey: recordKey
+        )
+    }
+
+    /// Files a response when RFC 9111 allows a private cache to store it; returns the verdict (with the reason
+    /// when it is not stored).
+    @discardableResult
+    public func store(
+        method: HTTPMethod, url: HTTPURL, identity: String?, requestHeaders: HTTPHeaders, status: Int, reason: String,
+        headers: HTTPHeaders, body: [UInt8], requestTime: Double, responseTime: Double, heuristicLifetime: Double
+    ) async throws(CacheError) -> Storability {
+        let verdict = Storability(method: method, requestHeaders: requestHeaders, status: status, responseHeaders: headers)
+        guard verdict.isStorable else { return verdict }
+        let key = HTTPCacheKey(method: method, url: url, identity: identity)
+        let names = HTTPCacheKey.varyNames(of: headers)
+        let stored = StoredResponse(
+            method: method, url: url.description,
+            variedFields: names.map { HTTPHeaders.Field(name: $0, value: requestHeaders.values(for: $0).joined(separator: ",")) },
+            status: status, reason: reason, headers: headers, requestTime: Self.nanoseconds(requestTime),
+            responseTime: Self.nanoseconds(responseTime), body: body
+        )
+        let lifetime = Freshness.lifetime(status: status, headers: headers, responseTime: responseTime, heuristicLifetime: heuristicLifetime)
+        let ttl = Duration.seconds(max(lifetime, 0)) + retention
+        try await store.store(Array(names.joined(separator: "\n").utf8), forKey: key.varyIndex, ttl: ttl)
+        try await store.store(stored.encoded(), forKey: key.variant(varyNames: names, request: requestHeaders), ttl: ttl)
+        return verdict
+    }
+
+    /// After a 304 that matches the stored response of `lookup`: its fields and times freshened (RFC 9111
+    /// §4.3.4), filed again, and returned. Nil when the 304 does not match it (the caller then fetches anew).
+    public func freshen(
+        _ lookup: Lookup, notModifiedHeaders: HTTPHeaders, requestTime: Double, responseTime: Double,
+        heuristicLifetime: Double
+    ) async throws(CacheError) -> StoredResponse? {
+        guard Revalidation.matches(storedHeaders: lookup.stored.headers, notModifiedHeaders: notModifiedHeaders) else { return nil }
+        let merged = Revalidation(
+            storedHeaders: lookup.stored.headers, notModifiedHeaders: notModifiedHeaders, requestTime: requestTime,
+            responseTime: responseTime
+        )
+        var fresh = lookup.stored
+        fresh.headers = merged.headers
+        fresh.requestTime = Self.nanoseconds(merged.requestTime)
+        fresh.responseTime = Self.nanoseconds(merged.responseTime)
+        let lifetime = Freshness.lifetime(
+            status: fresh.status, headers: fresh.headers, responseTime: merged.responseTime, heuristicLifetime: heuristicLifetime
+        )
+        try await store.store(fresh.encoded(), forKey: lookup.recordKey, ttl: .seconds(max(lifetime, 0)) + retention)
+        return fresh
+    }
+
+    /// After a response to an unsafe method (RFC 9111 §4.4): the stored responses of the URLs it invalidates are
+    /// no longer found, for `identity` and for requests without credentials. Removing a URL's `Vary` index and
+    /// its unvaried record is enough: a lookup finds a variant only through the index; orphaned variants are
+    /// collected with the store's garbage.
+    public func invalidate(
+        method: HTTPMethod, url: HTTPURL, status: Int, responseHeaders: HTTPHeaders, identity: String?
+    ) async throws(CacheError) {
+        var keys: [String] = []
+        for target in Invalidation.urls(method: method, url: url, status: status, responseHeaders: responseHeaders) {
+            for owner in Set([identity, nil]) {
+                let key = HTTPCacheKey(method: .get, url: target, identity: owner)
+                keys += [key.varyIndex, key.primary]
+            }
+        }
+        if !keys.isEmpty { _ = try await store.remove(keys) }
+    }
+
+    /// The `Vary` field names last filed for `key` (none when there is no index).
+    private func varyNames(for key: HTTPCacheKey) async throws(CacheError) -> [String] {
+        guard let index = try await store.load(key.varyIndex) else { return [] }
+        let text = String(decoding: index.data, as: UTF8.self)
+        return text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
+    }
+
+    static func seconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds) / 1e9 }
+    static func nanoseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1e9).rounded()) }
+}
