@@ -5,6 +5,7 @@
 #   CACHE_BENCH_DIR=/work Benchmarks/run-cache.sh   # where the temporary directory goes (default /tmp)
 set -euo pipefail
 cd "$(dirname "$0")"
+echo "# load before the build: $(uptime)"
 ./clean-courier-modules.sh
 swift build -c release --product cache-bench >/dev/null
 parent="${CACHE_BENCH_DIR:-/tmp}"
@@ -13,6 +14,6 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) cores, $(swift --version 2>/dev/null | head -1)"
 echo "# file system of $dir:"
 df -T "$dir" | sed 's/^/#   /'
-echo "# load before: $(uptime)"
+echo "# load before the bench (the 1-minute figure includes the build): $(uptime)"
 .build/release/cache-bench --dir "$dir" "$@"
 echo "# load after:  $(uptime)"
