@@ -200,7 +200,6 @@ struct Row {
     var bytesPerSecond: Double
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)  // each row as it is measured, also through a pipe
 let options = Options()
 let base = options.directory + "/cache-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
@@ -223,6 +222,7 @@ for round in 0..<options.rounds {
                 + "\(contender.padding(toLength: 14, withPad: " ", startingAt: 0))  \(fmt(row.opsPerSecond, 0)) ops/s  "
                 + "\(fmt(row.bytesPerSecond / 1e6, 1)) MB/s"
         )
+        fflush(nil)  // each row as it is measured, also through a pipe
     }
     for size in options.sizes {
         let data = payload(size)
@@ -335,6 +335,7 @@ if !options.skipGC {
             "round \(round + 1)  collectGarbage over \(n) records of \(options.gcRecordSize) B (\(report.expired) expired): "
                 + "\(fmt(gcFirst.last!, 3)) s, again \(fmt(gcSecond.last!, 3)) s; SQLite DELETE \(fmt(gcSQLite.last!, 3)) s"
         )
+        fflush(nil)
     }
 }
 
