@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
 // Courier's benchmarks: a separate package so that the peers measured here (AsyncHTTPClient, URLSession, raw
-// Yams) never enter the library's dependency graph. Not built by CI; see README.md for the commands.
+// Yams, SQLite through GRDB) never enter the library's dependency graph. Not built by CI; see README.md for the
+// commands.
 import Foundation
 import PackageDescription
 
