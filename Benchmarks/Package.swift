@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
 // Courier's benchmarks: a separate package so that the peers measured here (AsyncHTTPClient, URLSession, raw
-// Yams) never enter the library's dependency graph. Not built by CI; see README.md for the commands.
+// Yams, SQLite through GRDB) never enter the library's dependency graph. Not built by CI; see README.md for the
+// commands.
 import Foundation
 import PackageDescription
 
@@ -17,11 +18,14 @@ let package = Package(
         .executable(name: "courier-load", targets: ["courier-load"]),
         .executable(name: "http-bench", targets: ["http-bench"]),
         .executable(name: "policy-bench", targets: ["policy-bench"]),
+        .executable(name: "cache-bench", targets: ["cache-bench"]),
     ],
     dependencies: [
         .package(path: courierPath),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        // SQLite as a key-value table, the peer of CourierCache's record store (cache-bench). Benchmarks only.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // The closed loop and its JSON line, shared by both load generators; no Foundation.
@@ -40,6 +44,13 @@ let package = Package(
             dependencies: [
                 .product(name: "CourierKit", package: courier),
                 .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "cache-bench",
+            dependencies: [
+                .product(name: "CourierKit", package: courier),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ]

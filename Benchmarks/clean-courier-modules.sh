@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.build" 2>/dev/null || exit 0
 rm -rf release.yaml ./*/release/Courier*.build ./*/release/CCourier*.build ./*/release/Modules/Courier* \
     ./*/release/Modules/CCourier* ./*/release/http_bench.build ./*/release/policy_bench.build \
-    ./*/release/courier_load.build \
-    ./*/release/http-bench ./*/release/courier-load ./*/release/policy-bench
+    ./*/release/courier_load.build ./*/release/cache_bench.build \
+    ./*/release/http-bench ./*/release/courier-load ./*/release/policy-bench ./*/release/cache-bench
