@@ -544,13 +544,12 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
     }
 
     @Test func connectionRefusedIsAConnectError() async throws {
-        // Bind a port, then close it: nothing listens there.
-        let server = try ScriptedServer { _ in }
-        let port = server.port
-        server.stop()
+        // A port held bound but not listening: refused, and never handed to another test's server meanwhile (a
+        // stopped server's port was, and this test's request once reached an OAuth test's token server).
+        let closed = try ClosedPort()
         let client = HTTPClient()
         defer { client.shutdown() }
-        await expectKind(.connect) { _ = try await client.execute(HTTPRequest(url: url("http://127.0.0.1:\(port)/"))) }
+        await expectKind(.connect) { _ = try await client.execute(HTTPRequest(url: url(closed.url("/")))) }
     }
 }
 
