@@ -270,7 +270,9 @@ struct TLSTests {
         let (connector, key) = Self.directConnection(to: peer)
         let (stream, _) = try await connector.connect(key, deadline: .now() + .seconds(5))
         defer { stream.close() }
-        try await Task.sleep(for: .milliseconds(200))  // the tickets arrive
+        // Wait for the tickets to arrive (a signal, not a guessed delay: a loaded machine sends them late).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while stream.isQuietSinceLastRead(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!stream.isQuietSinceLastRead(), "bytes are waiting on the socket")
         #expect(!stream.hasPendingInput())
         #expect(!stream.isClosedByPeer())
