@@ -101,7 +101,7 @@ public final class TLSEngine: @unchecked Sendable {
         self.ssl = ssl
         self.input = input
         self.output = output
-        let isIPLiteral = Self.isIPLiteral(serverName)
+        let isIPLiteral = HostPattern.isIPLiteral(serverName)
         self.link = Link(sessions: context.sessions, origin: "\(isIPLiteral && serverName.contains(":") ? "[\(serverName)]" : serverName):\(port)")
         _ = ccourier_SSL_set_app_data(ssl, Unmanaged.passUnretained(link).toOpaque())
         SSL_set_connect_state(ssl)
@@ -134,11 +134,6 @@ public final class TLSEngine: @unchecked Sendable {
 
     deinit {
         SSL_free(ssl)
-    }
-
-    static func isIPLiteral(_ host: String) -> Bool {
-        host.contains(":") || (host.split(separator: ".", omittingEmptySubsequences: false).count == 4
-            && host.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber })
     }
 
     // MARK: - Moving ciphertext
