@@ -38,10 +38,12 @@ struct RequestExecution {
     }
 
     func run() async -> Result<Response, CourierError> {
-        guard let key = coalescingKey() else { return await runAlone() }
+        // The first hop's route, looked up once for both the coalescing decision and the load.
+        let first = HTTPURL(request.url).map { ($0, service.graph.route(for: $0, method: request.method)) }
+        guard let key = coalescingKey(first) else { return await runAlone(first?.1) }
         while true {
             if service.coalescer.lead(key) {
-                let result = await runAlone()
+                let result = await runAlone(first?.1)
                 service.coalescer.finish(key, with: result)
                 return result
             }
@@ -77,12 +79,10 @@ struct RequestExecution {
     /// whole-response `GET` or `HEAD` without a body, on a route whose service caches (`cache:`), while online.
     /// Every request field is part of the key (the response's `Vary` is not known yet), and so is the factory
     /// when the route has an authoriser (two users never share a response).
-    private func coalescingKey() -> String? {
+    private func coalescingKey(_ first: (HTTPURL, Route)?) -> String? {
         guard events == nil, request.method == .get || request.method == .head, request.body == nil,
-            request.bodyStream == nil, !factory.isOffline, let url = HTTPURL(request.url)
+            request.bodyStream == nil, !factory.isOffline, let (url, route) = first, route.cache != nil
         else { return nil }
-        let route = service.graph.route(for: url, method: request.method)
-        guard route.cache != nil else { return nil }
         let identity = route.authoriser.map { "\($0.name)@\(ObjectIdentifier(factory).hashValue)" }
         let fields = request.headers.fields
             .map { "\($0.name.lowercased()): \($0.value)" }
@@ -92,11 +92,11 @@ struct RequestExecution {
         return "\(request.method) " + HTTPCacheKey(method: request.method, url: url, identity: identity).primary + "\n" + fields
     }
 
-    private func runAlone() async -> Result<Response, CourierError> {
+    private func runAlone(_ firstRoute: Route?) async -> Result<Response, CourierError> {
         var counters = Counters()
         let result: Result<Response, CourierError>
         do {
-            result = .success(try await perform(request, deadline: nil, redirectsLeft: maxRedirects, &counters))
+            result = .success(try await perform(request, deadline: nil, redirectsLeft: maxRedirects, route: firstRoute, &counters))
         } catch {
             var failure = error
             // The whole request's figures, not the last exchange's.
@@ -123,10 +123,11 @@ struct RequestExecution {
     /// is the answer.
     private var maxRedirects: Int { service.client.configuration.maxRedirects }
 
-    /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given).
+    /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given); `route` is its route
+    /// when the caller has looked it up already.
     private func perform(
         _ request: Request, deadline fixedDeadline: ContinuousClock.Instant?, redirectsLeft: Int,
-        _ counters: inout Counters
+        route knownRoute: Route? = nil, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
         let clock = ContinuousClock()
         if factory.isOffline {
@@ -135,8 +136,7 @@ struct RequestExecution {
         guard let url = HTTPURL(request.url) else {
             throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
         }
-        let graph = service.graph
-        let route = graph.route(for: url, method: request.method)
+        let route = knownRoute ?? service.graph.route(for: url, method: request.method)
         if fixedDeadline == nil { trace(0, .started(method: request.method, service: route.service?.name)) }
         let retry = route.retry
         let serviceName = route.service?.name ?? ""
@@ -173,10 +173,11 @@ struct RequestExecution {
             hasAuthoriser: authoriser != nil
         )
         /// What the current attempt sent, got and was told (the actions below read and fill them).
-        var authorised = AuthorisationRequest(
+        let unauthorised = AuthorisationRequest(
             method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
             hasStreamedBody: request.bodyStream != nil
         )
+        var authorised = unauthorised
         var seenEpoch = 0
         var arrived = clock.now
         var exchange: AttemptExchange?
@@ -240,11 +241,7 @@ struct RequestExecution {
                 trace(machine.attempt, .authorising(authoriser: instance.name))
                 seenEpoch = authoriser.epoch
                 authorised = try await RequestExecution.authorise(
-                    AuthorisationRequest(
-                        method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
-                        hasStreamedBody: request.bodyStream != nil
-                    ),
-                    with: authoriser.authoriser, instance: instance, deadline: deadline
+                    unauthorised, with: authoriser.authoriser, instance: instance, deadline: deadline
                 )
                 timeline.authoriserWait += clock.now - started
                 guard authorised.url.host == url.host, authorised.url.scheme == url.scheme, authorised.url.port == url.port else {
