@@ -188,7 +188,7 @@ public final class HTTPClient: Sendable {
         if redirect.isCrossOrigin {
             next.connectTo = nil
             // TLS settings belong to the hosts they were chosen for: another origin gets its own.
-            next.tls = current.tlsPolicy?(redirect.url)
+            next.tls = nil
         }
         if redirect.keepsBody {
             guard current.body.isReplayable else {

@@ -35,11 +35,9 @@ public struct HTTPRequest: Sendable {
     /// an empty one sends none. The client adds the field in one place, for every request and redirect hop.
     public var userAgent: String?
     /// TLS settings for this request's origin (an https URL); nil uses ``HTTPClientConfiguration/tls``. They
-    /// apply to this origin only: a redirect to another origin asks ``tlsPolicy`` (or uses the client's).
+    /// apply to this origin only: a redirect to another origin uses the client's. (The data loader follows
+    /// redirects itself and gives each hop its own service's settings.)
     public var tls: TLSPolicy?
-    /// Chooses TLS settings for the origin a cross-origin redirect leads to; nil, or a nil answer, uses
-    /// ``HTTPClientConfiguration/tls``. The data loader answers with the policy of the service that claims the host.
-    public var tlsPolicy: (@Sendable (HTTPURL) -> TLSPolicy?)?
 
     public init(
         method: HTTPMethod = .get,
@@ -51,8 +49,7 @@ public struct HTTPRequest: Sendable {
         connectTo: HostAddress? = nil,
         decompress: Bool = true,
         userAgent: String? = nil,
-        tls: TLSPolicy? = nil,
-        tlsPolicy: (@Sendable (HTTPURL) -> TLSPolicy?)? = nil
+        tls: TLSPolicy? = nil
     ) {
         self.method = method
         self.url = url
@@ -64,6 +61,5 @@ public struct HTTPRequest: Sendable {
         self.decompress = decompress
         self.userAgent = userAgent
         self.tls = tls
-        self.tlsPolicy = tlsPolicy
     }
 }

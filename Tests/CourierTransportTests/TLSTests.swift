@@ -183,6 +183,24 @@ struct TLSTests {
         #expect(error.kind == .tlsCertificate, "\(error)")
     }
 
+    @Test func aRequestsTLSSettingsStayWithItsOrigin() async throws {
+        // 127.0.0.1 redirects to localhost (another origin, the same server). The request trusts the test root;
+        // the client does not: the redirect's target is verified with the client's settings and fails.
+        let peer = try await PythonPeer.start(tls: TLSPeerOptions())
+        let target = peer.localhostURL("/bytes/3").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let redirecting = peer.url("/redirect-to?status=302&location=\(target)")
+        let error = await Self.failure(redirecting)
+        #expect(error?.kind == .tlsCertificate, "\(String(describing: error))")
+        // A client that trusts the root itself follows it.
+        var configuration = HTTPClientConfiguration()
+        configuration.tls = Self.trustTestRoot
+        let trusting = HTTPClient(configuration: configuration)
+        defer { trusting.shutdown() }
+        let response = try await Self.fetch(redirecting, client: trusting)
+        #expect(response.status == 200)
+        #expect(response.metrics.redirects == 1)
+    }
+
     // MARK: - Pooling and resumption
 
     @Test func pooledTLSConnectionsAreReused() async throws {
