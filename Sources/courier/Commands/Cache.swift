@@ -15,14 +15,17 @@ extension CourierCommand {
             subcommands: [List.self, Inspect.self, Verify.self, CollectGarbage.self, Clear.self]
         )
 
-        /// The store in `directory`, which must exist (a listing never creates a cache where there was none).
-        static func open(_ directory: String) throws -> RecordStore {
+        /// The store in `directory`, which must exist (a listing never creates a cache where there was none);
+        /// `configure` adjusts its options (a collection's size cap).
+        static func open(_ directory: String, configure: (inout RecordStoreOptions) -> Void = { _ in }) throws -> RecordStore {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw ValidationError("'\(directory)' is not a directory")
             }
+            var options = RecordStoreOptions(directory: directory)
+            configure(&options)
             do {
-                return try RecordStore(options: RecordStoreOptions(directory: directory))
+                return try RecordStore(options: options)
             } catch {
                 StandardError.write("courier cache: \(error)")
                 throw ExitCode(2)
@@ -153,14 +156,7 @@ extension CourierCommand {
             }
 
             func run() async throws {
-                _ = try Cache.open(directory)
-                var options = RecordStoreOptions(directory: directory)
-                options.sizeCap = maxSize.flatMap(DurationFormat.parseSize)
-                let store: RecordStore
-                do { store = try RecordStore(options: options) } catch {
-                    StandardError.write("courier cache: \(error)")
-                    throw ExitCode(2)
-                }
+                let store = try Cache.open(directory) { $0.sizeCap = maxSize.flatMap(DurationFormat.parseSize) }
                 let report = try await Cache.attempt { () throws(CacheError) in
                     try await store.collectGarbage(verifyingPayloads: verifyPayloads)
                 }
