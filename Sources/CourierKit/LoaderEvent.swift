@@ -38,6 +38,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
         case finished(status: Int?, error: CourierError?)
         /// An identical cacheable request was in flight: this one waits for its response instead of sending.
         case coalesced
+        /// What the HTTP cache did (only for routes whose service caches).
+        case cache(CacheEvent)
     }
 
     /// A request's part in a credentials refresh.
@@ -106,6 +108,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
             return "not retrying \(reason): \(why)"
         case .coalesced:
             return "an identical request is in flight: sharing its response"
+        case .cache(let event):
+            return event.description
         case .finished(let status, let error):
             if let error { return "failed: \(error.kind): \(error.message)" }
             return "done: status \(status.map(String.init) ?? "-")"

@@ -25,6 +25,8 @@ public struct Response: Sendable {
     public var redirects: Int
     /// The request's ``Request/userInfo``.
     public var userInfo: [String: String]
+    /// How the HTTP cache took part (nil when the route's service does not cache).
+    public var cache: CacheStatus? = nil
 
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }

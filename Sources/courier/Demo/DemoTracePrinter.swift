@@ -95,7 +95,9 @@ final class DemoTracePrinter: Sendable {
         case .authorising, .connecting(_, fallback: false): return .plain
         case .connecting(_, fallback: true): return .waiting
         case .rateLimited, .coolingDown, .retryAfter, .refreshing, .retrying, .coalesced: return .waiting
-        case .unreachable, .givingUp: return .bad
+        case .unreachable, .givingUp, .cache(.failed): return .bad
+        case .cache(.hit), .cache(.revalidated): return .good
+        case .cache: return .plain
         case .response(let status): return status >= 400 ? .bad : .plain
         case .finished(let status, let error):
             return error == nil && (status ?? 0) < 400 ? .good : .bad
