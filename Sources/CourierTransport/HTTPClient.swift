@@ -1,6 +1,8 @@
+import CoreMetrics
 import CourierCore
 import CourierHTTP1
 import CourierPosix
+import Logging
 
 /// Courier's HTTP/1.1 client over its own non-blocking sockets.
 ///
@@ -17,15 +19,30 @@ public final class HTTPClient: Sendable {
     let pool: ConnectionPool
     let loops: EventLoopGroup
 
+    /// Makes a client.
+    ///
+    /// - Parameters:
+    ///   - configuration: how requests behave unless they say otherwise.
+    ///   - eventLoopGroup: the loops the connections live on.
+    ///   - resolver: how host names are resolved.
+    ///   - backgroundLogger: where the pool's connection events go, at `trace` level (connect, reuse, idle close,
+    ///     stale detection), with no request's data in them; by default nowhere. Courier never bootstraps
+    ///     swift-log's `LoggingSystem`.
+    ///   - metricsFactory: where the connection gauges (`courier_connections`, docs/observability.md) go; by
+    ///     default swift-metrics' no-op factory, which costs nothing. Not the global `MetricsSystem`'s unless
+    ///     passed.
     public init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
         eventLoopGroup: EventLoopGroup = .shared,
-        resolver: Resolver = .shared
+        resolver: Resolver = .shared,
+        backgroundLogger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.configuration = configuration
         self.loops = eventLoopGroup
         self.pool = ConnectionPool(
-            configuration: configuration, loops: eventLoopGroup, connector: Connector(resolver: resolver, loops: eventLoopGroup)
+            configuration: configuration, loops: eventLoopGroup, connector: Connector(resolver: resolver, loops: eventLoopGroup),
+            logger: backgroundLogger, gauges: ConnectionGauges(factory: metricsFactory)
         )
     }
 
