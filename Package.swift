@@ -132,7 +132,9 @@ let package = Package(
             dependencies: [
                 "CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),

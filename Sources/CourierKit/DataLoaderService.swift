@@ -1,8 +1,11 @@
+import CoreMetrics
 import CourierAuthorisers
 import CourierCore
 import CourierPolicy
 import CourierTransport
+import Logging
 import Synchronization
+import Tracing
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -39,6 +42,7 @@ public final class DataLoaderService: Sendable {
     /// when the request carries no credentials of a factory's user).
     let coalescer = RequestCoalescer()
     private let origin = ContinuousClock.now
+    private let instruments: LoaderInstruments
 
     /// Makes a service from a compiled graph.
     ///
@@ -51,23 +55,35 @@ public final class DataLoaderService: Sendable {
     ///   - client: the transport; by default the service makes its own and shuts it down when freed (a client
     ///     passed in stays the caller's to shut down).
     ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
+    ///   - logger: where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its
+    ///     own ``Request/logger``; also the background logger of the client the service makes. Nowhere by default.
+    ///   - metricsFactory: where the request, retry, wait, byte and connection metrics go; swift-metrics' no-op
+    ///     factory by default, which costs nothing.
+    ///   - tracer: makes a span per load and per attempt, and injects the trace context into requests the policy
+    ///     allows (`propagate-trace-context`); the no-op tracer by default. The parent is the caller's task-local
+    ///     `InstrumentationContext`. Courier never bootstraps the global logging, metrics or instrumentation
+    ///     systems: what they would give is passed here (docs/observability.md).
     public init(
         graph: PolicyGraph,
         userAgent: String,
         registry: AuthoriserRegistry = .standard,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
-        fallbackCooldown: Duration = .seconds(30)
+        fallbackCooldown: Duration = .seconds(30),
+        logger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        tracer: any Tracer = NoOpTracer()
     ) {
         self.current = Mutex(graph)
         self.userAgent = userAgent
         self.registry = registry
         self.environment = environment
-        self.client = client ?? HTTPClient()
+        self.client = client ?? HTTPClient(backgroundLogger: logger, metricsFactory: metricsFactory)
         self.ownsClient = client == nil
         self.fallbackCooldown = fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }
+        self.instruments = LoaderInstruments(logger: logger, metricsFactory: metricsFactory, tracer: tracer)
     }
 
     /// Makes a service from a policy file, compiled with the same registry.
@@ -79,7 +95,10 @@ public final class DataLoaderService: Sendable {
         registry: AuthoriserRegistry = .standard,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
-        fallbackCooldown: Duration = .seconds(30)
+        fallbackCooldown: Duration = .seconds(30),
+        logger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        tracer: any Tracer = NoOpTracer()
     ) throws(PolicyLoadError) {
         let compilation = PolicyCompiler(registry: registry).compile(file: path)
         guard !compilation.hasErrors, let graph = compilation.graph else {
@@ -87,7 +106,7 @@ public final class DataLoaderService: Sendable {
         }
         self.init(
             graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
-            fallbackCooldown: fallbackCooldown
+            fallbackCooldown: fallbackCooldown, logger: logger, metricsFactory: metricsFactory, tracer: tracer
         )
     }
 
@@ -123,10 +142,14 @@ public final class DataLoaderService: Sendable {
 
     // MARK: - For the loaders
 
-    /// A tracer for a new request: its service-wide number and the trace observers registered now.
-    func makeTracer(url: String) -> LoaderTracer {
+    /// A tracer for a new request: its service-wide number, the trace observers registered now, and its
+    /// instrumentation (called on the task that asked for the load, whose trace context is the span's parent).
+    func makeTracer(for request: Request) -> LoaderTracer {
         let number = requestCount.add(1, ordering: .relaxed).newValue
-        return LoaderTracer(request: number, url: url, observers: tracers.withLock { $0 })
+        return LoaderTracer(
+            request: number, url: request.url, observers: tracers.withLock { $0 },
+            instrumentation: instruments.begin(request: number, url: request.url, method: request.method, logger: request.logger)
+        )
     }
 
     func report(_ consumption: Consumption) {
