@@ -58,7 +58,7 @@ public final class DataLoaderService: Sendable {
     ///   - client: the transport; by default the service makes its own and shuts it down when freed (a client
     ///     passed in stays the caller's to shut down).
     ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
-    ///   - cacheDirectory: where the HTTP cache keeps its records (created if missing); nil (the default): no
+    ///   - cacheDirectory: where the HTTP cache keeps its records (created if missing; its parent must exist); nil (the default): no
     ///     HTTP cache. Services whose policy has `cache:` are cached (RFC 9111, a private cache; docs/cache.md);
     ///     the directory's size cap is the sum of their `max-size`s.
     ///   - cachingUnclaimedHosts: the cache rules for hosts no service claims; nil (the default): they are not

@@ -83,12 +83,13 @@ struct RequestExecution {
     }
 
     /// The key under which concurrent identical loads share one exchange, or nil when this load must not: only a
-    /// whole-response `GET` or `HEAD` without a body, on a route whose service caches (`cache:`), while online.
+    /// whole-response `GET` or `HEAD` without a body, on a route that caches (its service's `cache:`, or the
+    /// service's rules for unclaimed hosts), while online.
     /// Every request field is part of the key (the response's `Vary` is not known yet), and so is the factory
     /// when the route has an authoriser (two users never share a response).
     private func coalescingKey(_ first: (HTTPURL, Route)?) -> String? {
         guard events == nil, request.method == .get || request.method == .head, request.body == nil,
-            request.bodyStream == nil, !factory.isOffline, let (url, route) = first, route.cache != nil
+            request.bodyStream == nil, !factory.isOffline, let (url, route) = first, service.cachePolicy(for: route) != nil
         else { return nil }
         let identity = route.authoriser.map { "\($0.name)@\(ObjectIdentifier(factory).hashValue)" }
         let fields = request.headers.fields
