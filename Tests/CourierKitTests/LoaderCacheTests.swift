@@ -471,4 +471,52 @@ import Testing
         #expect(first.cache == nil && second.cache == nil)
         #expect(server.requests.count == 2)
     }
+
+    @Test func aDelegateGetsACachedResponseAsHeadChunksAndOneTerminalCallback() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let big = String(repeating: "x", count: 150_000)
+        let server = try RecordingServer { _, _ in .init(headers: [("Cache-Control", "max-age=60")], body: big) }
+        let loader = try Self.service(directory: dir).makeFactory().makeLoader()
+        _ = try await loader.load(Request(url: server.url("/d")))
+        let recorder = LoaderDelegateTests.Recorder()
+        var request = Request(url: server.url("/d"))
+        request.deliversChunks = true
+        let handle = loader.load(request, delegate: recorder)
+        #expect(await recorder.waitForTerminals(1, within: .seconds(10)))
+        let callbacks = recorder.log.withLock { $0[handle] ?? [] }
+        #expect(callbacks.first == .initial(status: 200, attempt: 0))
+        let chunks = callbacks.compactMap { callback -> Int? in
+            if case .chunk(let n) = callback { return n }
+            return nil
+        }
+        #expect(chunks.count > 1 && chunks.reduce(0, +) == 150_000)
+        #expect(callbacks.filter(\.isTerminal) == [.success(status: 200, bodyBytes: 150_000)])
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func aHEADResponseWithMatchingValidatorsFreshensTheStoredGETResponse() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // GET: stale on arrival. HEAD: the server ignores conditions and answers 200, fresh, with the same ETag.
+        let server = try RecordingServer { _, request in
+            request.requestLine.hasPrefix("HEAD")
+                ? .init(headers: [("Cache-Control", "max-age=600"), ("ETag", "\"t\"")], body: "")
+                : .init(headers: [("Cache-Control", "max-age=60"), ("Age", "100"), ("ETag", "\"t\"")], body: "full body")
+        }
+        let service = try Self.service(directory: dir)
+        let trace = CacheTrace(service)
+        let loader = service.makeFactory().makeLoader()
+        _ = try await loader.load(Request(url: server.url("/h")))
+        var head = Request(url: server.url("/h"))
+        head.method = .head
+        let headAnswer = try await loader.load(head)
+        #expect(headAnswer.cache == .miss)
+        #expect(server.requests[1].header("If-None-Match") == "\"t\"")
+        let get = try await loader.load(Request(url: server.url("/h")))
+        #expect(get.cache == .hit)
+        #expect(get.bodyText == "full body")
+        #expect(server.requests.count == 2)
+        #expect(trace.all == ["miss", "stored", "revalidating", "stored", "hit"])
+    }
 }
