@@ -1,6 +1,8 @@
 import CoreMetrics
 import CourierAuthorisers
+import CourierCache
 import CourierCore
+import CourierHTTPCache
 import CourierPolicy
 import CourierTransport
 import Logging
@@ -43,6 +45,11 @@ public final class DataLoaderService: Sendable {
     let coalescer = RequestCoalescer()
     private let origin = ContinuousClock.now
     private let instruments: LoaderInstruments
+    /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
+    /// trace of each load that would have used it).
+    let httpCache: Result<HTTPCache, CourierError>?
+    /// The cache rules for hosts no service claims (nil: they are not cached).
+    let unclaimedCache: CachePolicy?
 
     /// Makes a service from a compiled graph.
     ///
@@ -55,6 +62,11 @@ public final class DataLoaderService: Sendable {
     ///   - client: the transport; by default the service makes its own and shuts it down when freed (a client
     ///     passed in stays the caller's to shut down).
     ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
+    ///   - cacheDirectory: where the HTTP cache keeps its records (created if missing; its parent must exist); nil (the default): no
+    ///     HTTP cache. Services whose policy has `cache:` are cached (RFC 9111, a private cache; docs/cache.md);
+    ///     the directory's size cap is the sum of their `max-size`s.
+    ///   - cachingUnclaimedHosts: the cache rules for hosts no service claims; nil (the default): they are not
+    ///     cached.
     ///   - logger: where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its
     ///     own ``Request/logger``; also the background logger of the client the service makes. Nowhere by default.
     ///   - metricsFactory: where the request, retry, wait, byte and connection metrics go; swift-metrics' no-op
@@ -70,6 +82,8 @@ public final class DataLoaderService: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
         fallbackCooldown: Duration = .seconds(30),
+        cacheDirectory: String? = nil,
+        cachingUnclaimedHosts: CachePolicy? = nil,
         logger: Logger = HTTPClient.loggingDisabled,
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
         tracer: any Tracer = NoOpTracer()
@@ -84,6 +98,24 @@ public final class DataLoaderService: Sendable {
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }
         self.instruments = LoaderInstruments(logger: logger, metricsFactory: metricsFactory, tracer: tracer)
+        self.unclaimedCache = cachingUnclaimedHosts
+        self.httpCache = cacheDirectory.map { directory in
+            let caps = graph.services.compactMap(\.cache?.maxSize) + [cachingUnclaimedHosts?.maxSize].compactMap { $0 }
+            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +))
+        }
+    }
+
+    /// Opens the HTTP cache's record store, collecting its garbage every 5 minutes.
+    private static func openCache(_ directory: String, sizeCap: Int64?) -> Result<HTTPCache, CourierError> {
+        var options = RecordStoreOptions(directory: directory)
+        options.sizeCap = sizeCap
+        do {
+            let store = try RecordStore(options: options)
+            store.startCollectingGarbage(every: .seconds(300))
+            return .success(HTTPCache(store: store))
+        } catch {
+            return .failure(CourierError(.cache, "the HTTP cache in '\(directory)' could not be opened: \(error)", cause: error))
+        }
     }
 
     /// Makes a service from a policy file, compiled with the same registry.
@@ -96,6 +128,8 @@ public final class DataLoaderService: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
         fallbackCooldown: Duration = .seconds(30),
+        cacheDirectory: String? = nil,
+        cachingUnclaimedHosts: CachePolicy? = nil,
         logger: Logger = HTTPClient.loggingDisabled,
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
         tracer: any Tracer = NoOpTracer()
@@ -106,7 +140,8 @@ public final class DataLoaderService: Sendable {
         }
         self.init(
             graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
-            fallbackCooldown: fallbackCooldown, logger: logger, metricsFactory: metricsFactory, tracer: tracer
+            fallbackCooldown: fallbackCooldown, cacheDirectory: cacheDirectory, cachingUnclaimedHosts: cachingUnclaimedHosts,
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer
         )
     }
 
@@ -124,9 +159,22 @@ public final class DataLoaderService: Sendable {
 
     /// Makes the loader factory for one user.
     ///
-    /// - Parameter environment: extra `${env:…}` values for this user's authorisers, over the service's.
-    public func makeFactory(environment: [String: String] = [:]) -> DataLoaderFactory {
-        DataLoaderFactory(service: self, environment: self.environment.merging(environment) { $1 })
+    /// - Parameters:
+    ///   - environment: extra `${env:…}` values for this user's authorisers, over the service's.
+    ///   - cacheIdentity: who this user is to the HTTP cache: responses to requests with credentials (an
+    ///     authoriser's, or the request's own `Authorization`) are filed under it and only ever served to a
+    ///     factory with the same identity. Give a stable identity (an account id) for them to outlive the
+    ///     process; nil (the default) makes a random one, so such responses are this factory's alone.
+    public func makeFactory(environment: [String: String] = [:], cacheIdentity: String? = nil) -> DataLoaderFactory {
+        DataLoaderFactory(
+            service: self, environment: self.environment.merging(environment) { $1 },
+            cacheIdentity: cacheIdentity ?? RequestExecution.makeIdempotencyKey()
+        )
+    }
+
+    /// The cache rules that apply to `route` (its service's `cache:`, or those for unclaimed hosts).
+    func cachePolicy(for route: Route) -> CachePolicy? {
+        route.service == nil ? unclaimedCache : route.cache
     }
 
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).
