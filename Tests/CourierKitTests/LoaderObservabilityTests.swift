@@ -2,6 +2,7 @@ import CoreMetrics
 import CourierCore
 import CourierKit
 import CourierTestSupport
+import Foundation
 import InMemoryTracing
 import Logging
 import MetricsTestKit
@@ -153,6 +154,36 @@ import Tracing
         #expect(metrics.counterTotal(label: "courier_requests") == 5)
         // The service's own client reports its connections to the same factory.
         #expect(try metrics.expectGauge("courier_connections", [("state", "open")]).lastValue ?? 0 >= 1)
+    }
+
+    @Test func cacheMissesHitsAndRevalidationsAreCounted() async throws {
+        let server = try RecordingServer { _, request in
+            if request.header("if-none-match") == "\"v1\"" { return RecordingServer.Reply(status: 304, headers: [("ETag", "\"v1\"")], body: "") }
+            return RecordingServer.Reply(headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")], body: "cached")
+        }
+        defer { server.stop() }
+        let directory = NSTemporaryDirectory() + "courier-obs-cache-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let metrics = TestMetrics()
+        let service = DataLoaderService(
+            graph: try compile("""
+                version: 1
+                services:
+                  api: { hosts: [127.0.0.1], scheme: http, cache: { ttl: 1m } }
+                """),
+            userAgent: "courier-tests/1", environment: [:], cacheDirectory: directory, metricsFactory: metrics
+        )
+        let loader = service.makeFactory().makeLoader()
+        #expect(try await loader.load(Request(url: server.url("/c"))).cache == .miss)
+        #expect(try await loader.load(Request(url: server.url("/c"))).cache == .hit)
+        var revalidate = Request(url: server.url("/c"))
+        revalidate.headers.add(name: "Cache-Control", value: "no-cache")
+        #expect(try await loader.load(revalidate).cache == .revalidated)
+        let api = [("service", "api")]
+        #expect(try metrics.expectCounter("courier_cache_misses", api).totalValue == 1)
+        #expect(try metrics.expectCounter("courier_cache_hits", api).totalValue == 1)
+        #expect(try metrics.expectCounter("courier_cache_revalidations", api).totalValue == 1)
+        #expect(server.requests.count == 2)
     }
 
     // MARK: - Tracing
