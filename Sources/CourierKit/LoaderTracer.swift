@@ -26,9 +26,9 @@ struct LoaderTracer: Sendable {
         instrumentation?.handle(event)
     }
 
-    /// The request starts on `route` (its first hop's).
-    func started(_ method: HTTPMethod, _ route: Route) {
-        instrumentation?.routed(route)
+    /// The request starts on `route` (its first hop's), for `url` (its URL, parsed).
+    func started(_ method: HTTPMethod, _ route: Route, _ url: HTTPURL) {
+        instrumentation?.routed(route, url: url)
         self(0, .started(method: method, service: route.service?.name))
     }
 

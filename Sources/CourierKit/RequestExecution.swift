@@ -143,7 +143,7 @@ struct RequestExecution {
             throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
         }
         let route = knownRoute ?? service.graph.route(for: url, method: request.method)
-        if fixedDeadline == nil { trace.started(request.method, route) }
+        if fixedDeadline == nil { trace.started(request.method, route, url) }
         let retry = route.retry
         let serviceName = route.service?.name ?? ""
         let deadline = fixedDeadline ?? queued + (request.timeout ?? route.timeouts.total)

@@ -20,6 +20,8 @@ import Tracing
 final class RequestInstrumentation: Sendable {
     private let number: UInt64
     private let url: String
+    /// `url.full` for the URL as given (before any authoriser), computed once when a span or a log line needs it.
+    private let plainFullURL: String
     private let method: HTTPMethod
     private let metrics: LoaderMetrics?
     private let tracer: (any Tracer)?
@@ -31,7 +33,11 @@ final class RequestInstrumentation: Sendable {
         /// nil when the logger's level is above `debug`.
         var logger: Logger?
         var load: (any Span)?
+        /// Whether the load span has its URL attributes (set when the request is routed, or at its end).
+        var described = false
         var attempt: (any Span)?
+        /// The first hop's URL, as the loader parsed it (nil until routed).
+        var original: HTTPURL?
         /// The last attempt's outcome: its status code, or its failure's kind (the reason a retry is counted under).
         var outcome: String?
         /// Query item names an authoriser added or changed (lower-cased): redacted from every `url.full`.
@@ -48,6 +54,7 @@ final class RequestInstrumentation: Sendable {
     ) {
         self.number = number
         self.url = url
+        self.plainFullURL = tracer != nil || logger != nil ? TelemetryURL.full(url) : ""
         self.method = method
         self.metrics = metrics
         self.tracer = tracer
@@ -57,25 +64,33 @@ final class RequestInstrumentation: Sendable {
             initial.logger = logger
         }
         if let tracer, let parent {
-            let span = tracer.startSpan(method.rawValue, context: parent, ofKind: .client)
-            Self.describe(span, method: method, url: url, secretNames: [])
-            initial.load = span
+            // Its attributes come with the route, in one update.
+            initial.load = tracer.startSpan(method.rawValue, context: parent, ofKind: .client)
         }
         state = Mutex(initial)
     }
 
     // MARK: - Fed by LoaderTracer
 
-    /// The request's (first hop's) route: the service and endpoint key its metrics and log lines are under.
-    func routed(_ route: Route) {
+    /// The request's (first hop's) route and parsed URL: the service and endpoint key its metrics and log lines
+    /// are under.
+    func routed(_ route: Route, url parsed: HTTPURL) {
         state.withLock { s in
-            guard let service = route.service else { return }
-            s.service = service.name
-            s.endpoint = route.endpointKey.description
-            s.logger?[metadataKey: "courier.service"] = "\(s.service)"
-            s.logger?[metadataKey: "courier.endpoint"] = "\(s.endpoint)"
-            s.load?.attributes["courier.service"] = s.service
-            s.load?.attributes["courier.endpoint"] = s.endpoint
+            s.original = parsed
+            if let service = route.service {
+                s.service = service.name
+                s.endpoint = route.endpointKey.description
+                s.logger?[metadataKey: "courier.service"] = "\(s.service)"
+                s.logger?[metadataKey: "courier.endpoint"] = "\(s.endpoint)"
+            }
+            guard let load = s.load else { return }
+            var attributes = describe(parsed, extra: 2)
+            if route.service != nil {
+                attributes["courier.service"] = .string(s.service)
+                attributes["courier.endpoint"] = .string(s.endpoint)
+            }
+            load.attributes = SpanAttributes(attributes)
+            s.described = true
         }
     }
 
@@ -84,10 +99,11 @@ final class RequestInstrumentation: Sendable {
     func outgoing(_ headers: HTTPHeaders, url sent: HTTPURL, route: Route) -> HTTPHeaders {
         state.withLock { s in
             if route.authoriser != nil {
-                s.secretNames.formUnion(TelemetryURL.addedNames(sent: sent.query, original: HTTPURL(url)?.query))
+                s.secretNames.formUnion(TelemetryURL.addedNames(sent: sent.query, original: s.original?.query))
             }
             guard let attempt = s.attempt else { return headers }
-            attempt.attributes["url.full"] = TelemetryURL.full(sent.description, redacting: s.secretNames)
+            // The attempt span starts with the URL as given: only a URL the authoriser changed (or a hop's) differs.
+            if sent != s.original { attempt.attributes["url.full"] = TelemetryURL.full(sent.description, redacting: s.secretNames) }
             guard route.propagatesTraceContext, let tracer else { return headers }
             var injected = headers
             tracer.inject(attempt.context, into: &injected, using: HTTPHeadersInjector())
@@ -119,26 +135,31 @@ final class RequestInstrumentation: Sendable {
     // MARK: - Deriving
 
     private func handle(_ event: LoaderEvent, _ s: inout State) {
-        let dimensions = [("service", s.service), ("endpoint", s.endpoint)]
         switch event.kind {
         case .started:
             s.started = event.at
-            log(s, .trace, "load started", event, ["url.full": "\(TelemetryURL.full(url))", "http.request.method": "\(method)"])
+            log(s, .trace, "load started", event, ["url.full": "\(plainFullURL)", "http.request.method": "\(method)"])
 
         case .rateLimited(_, let wait):
             log(s, .debug, event.summary, event, ["courier.wait": "\(wait)"])
-            metrics?.time(LoaderMetrics.rateLimitWait, dimensions, wait)
+            metrics?.time(LoaderMetrics.rateLimitWait, Self.route(s), wait)
             s.load?.addEvent(SpanEvent(name: "rate-limit-wait", attributes: ["courier.wait_ms": Self.milliseconds(wait)]))
 
         case .authorising, .coalesced:
             log(s, .trace, event.summary, event)
-            if case .coalesced = event.kind { s.load?.attributes["courier.coalesced"] = true }
+            if case .coalesced = event.kind, let load = s.load {
+                // A follower is never routed: it describes its span itself.
+                var attributes = describe(HTTPURL(url), extra: 4)
+                attributes["courier.coalesced"] = .bool(true)
+                load.attributes = SpanAttributes(attributes)
+                s.described = true
+            }
 
         case .connecting(let target, let fallback):
             endAttempt(&s)
             log(s, fallback ? .debug : .trace, event.summary, event, ["courier.target": "\(target)"])
             if fallback {
-                metrics?.count(LoaderMetrics.fallbacks, dimensions)
+                metrics?.count(LoaderMetrics.fallbacks, Self.route(s))
                 s.load?.addEvent(SpanEvent(name: "fallback", attributes: ["courier.target": .string(target)]))
             }
             startAttempt(event.attempt, target: target, fallback: fallback, &s)
@@ -160,7 +181,7 @@ final class RequestInstrumentation: Sendable {
 
         case .retryAfter(let requested, let applied, _):
             log(s, .debug, event.summary, event, ["courier.wait": "\(applied)"])
-            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, dimensions) }
+            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, Self.route(s)) }
             s.load?.addEvent(SpanEvent(name: "retry-after", attributes: [
                 "courier.requested_ms": Self.milliseconds(requested), "courier.applied_ms": Self.milliseconds(applied),
             ]))
@@ -176,7 +197,7 @@ final class RequestInstrumentation: Sendable {
             endAttempt(&s)
             let reason = s.outcome ?? "other"
             log(s, .debug, "retrying in \(LoaderEvent.short(delay)) after \(reason)", event, ["courier.delay": "\(delay)", "courier.reason": "\(reason)"])
-            metrics?.count(LoaderMetrics.retries, dimensions + [("reason", reason)])
+            metrics?.count(LoaderMetrics.retries, Self.route(s) + [("reason", reason)])
             s.load?.addEvent(SpanEvent(name: "backoff", attributes: ["courier.delay_ms": Self.milliseconds(delay), "courier.reason": .string(reason)]))
 
         case .givingUp(_, let why):
@@ -212,25 +233,21 @@ final class RequestInstrumentation: Sendable {
         if let status { metadata["http.response.status_code"] = "\(status)" }
         if let error { metadata["error.type"] = "\(error.kind)" }
         log(s, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, metadata)
-        if let metrics {
-            let route = [("service", s.service), ("endpoint", s.endpoint)]
-            let methodName = ("method", method.rawValue)
-            metrics.count(LoaderMetrics.requests, route + [methodName, ("status_class", statusClass)])
-            if event.attempt > 0 { metrics.count(LoaderMetrics.attempts, route + [methodName], by: Int64(event.attempt)) }
-            metrics.time(LoaderMetrics.duration, route + [methodName, ("status_class", statusClass)], event.at - s.started)
-            if let firstByte = s.firstByte { metrics.time(LoaderMetrics.timeToFirstByte, route + [methodName], firstByte) }
-            if s.bytesSent > 0 { metrics.count(LoaderMetrics.bytesSent, route, by: s.bytesSent) }
-            if s.bytesReceived > 0 { metrics.count(LoaderMetrics.bytesReceived, route, by: s.bytesReceived) }
-        }
+        metrics?.finished(
+            service: s.service, endpoint: s.endpoint, method: method.rawValue, statusClass: statusClass,
+            attempts: event.attempt, duration: event.at - s.started, firstByte: s.firstByte, bytesSent: s.bytesSent,
+            bytesReceived: s.bytesReceived
+        )
         guard let load = s.load else { return }
-        load.attributes["url.full"] = TelemetryURL.full(url, redacting: s.secretNames)
-        if event.attempt > 1 { load.attributes["http.request.resend_count"] = event.attempt - 1 }
-        if let status { load.attributes["http.response.status_code"] = status }
-        if let error {
-            Self.fail(load, type: "\(error.kind)")
-        } else if let status, status >= 400 {
-            Self.fail(load, type: "\(status)")
+        if !s.described { load.attributes = SpanAttributes(describe(HTTPURL(url), extra: 4)) }
+        let errorType = error.map { "\($0.kind)" } ?? status.flatMap { $0 >= 400 ? "\($0)" : nil }
+        load.updateAttributes { [secretNames = s.secretNames] attributes in
+            if !secretNames.isEmpty { attributes["url.full"] = TelemetryURL.full(url, redacting: secretNames) }
+            if event.attempt > 1 { attributes["http.request.resend_count"] = event.attempt - 1 }
+            if let status { attributes["http.response.status_code"] = status }
+            if let errorType { attributes["error.type"] = errorType }
         }
+        if errorType != nil { load.setStatus(SpanStatus(code: .error)) }
         load.end()
         s.load = nil
     }
@@ -240,22 +257,32 @@ final class RequestInstrumentation: Sendable {
     private func startAttempt(_ number: Int, target: String, fallback: Bool, _ s: inout State) {
         guard let tracer, let load = s.load else { return }
         let span = tracer.startSpan(method.rawValue, context: load.context, ofKind: .client)
-        Self.describe(span, method: method, url: url, secretNames: s.secretNames)
-        if number > 1 { span.attributes["http.request.resend_count"] = number - 1 }
-        span.attributes["courier.attempt"] = number
-        span.attributes["courier.target"] = target
-        if fallback { span.attributes["courier.fallback"] = true }
+        var attributes = describe(s.original, extra: 5)
+        if number > 1 { attributes["http.request.resend_count"] = .int64(Int64(number - 1)) }
+        attributes["courier.attempt"] = .int64(Int64(number))
+        attributes["courier.target"] = .string(target)
+        if fallback { attributes["courier.fallback"] = .bool(true) }
+        span.attributes = SpanAttributes(attributes)
         s.attempt = span
     }
 
     /// The OpenTelemetry HTTP client attributes a span has from its start.
-    private static func describe(_ span: any Span, method: HTTPMethod, url: String, secretNames: Set<String>) {
-        span.attributes["http.request.method"] = method.rawValue
-        span.attributes["url.full"] = TelemetryURL.full(url, redacting: secretNames)
-        if let parsed = HTTPURL(url) {
-            span.attributes["server.address"] = parsed.host
-            span.attributes["server.port"] = parsed.port
+    /// The OpenTelemetry HTTP client attributes a span starts with, in a dictionary with room for `extra` more
+    /// (set whole on a new span: one update, no regrowing).
+    private func describe(_ url: HTTPURL?, extra: Int) -> [String: SpanAttribute] {
+        var attributes = [String: SpanAttribute](minimumCapacity: 4 + extra)
+        attributes["http.request.method"] = .string(method.rawValue)
+        attributes["url.full"] = .string(plainFullURL)
+        if let url {
+            attributes["server.address"] = .string(url.host)
+            attributes["server.port"] = .int64(Int64(url.port))
         }
+        return attributes
+    }
+
+    /// The `service` and `endpoint` dimensions.
+    private static func route(_ s: State) -> [(String, String)] {
+        [("service", s.service), ("endpoint", s.endpoint)]
     }
 
     private func endAttempt(_ s: inout State) {

@@ -21,6 +21,7 @@ enum TelemetryURL {
     /// `url` (as the caller wrote it) without userinfo, fragment and query secrets; `also` names more items to
     /// redact (lower-cased).
     static func full(_ url: String, redacting also: Set<String> = []) -> String {
+        if !needsRewriting(url, also: also) { return url }
         var text = Substring(url)
         if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
         if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") {
@@ -46,6 +47,25 @@ enum TelemetryURL {
             names.insert(name(of: item))
         }
         return names
+    }
+
+    /// Whether `url` has userinfo, a fragment or a query item to redact (the common answer, no, without
+    /// allocating).
+    private static func needsRewriting(_ url: String, also: Set<String>) -> Bool {
+        var sawQuery = false
+        for byte in url.utf8 {
+            switch byte {
+            case UInt8(ascii: "@"), UInt8(ascii: "#"): return true
+            case UInt8(ascii: "?"): sawQuery = true
+            default: continue
+            }
+        }
+        guard sawQuery, let question = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        let query = url[url.index(after: question)...]
+        return query.split(separator: "&").contains { item in
+            let name = name(of: item)
+            return item.contains("=") && (secretNames.contains(name) || also.contains(name))
+        }
     }
 
     private static func redactQuery(_ query: Substring, also: Set<String>) -> String {

@@ -19,7 +19,7 @@ import Tracing
             """)
         let route = try #require(graph.route(for: url))
         let instrumentation = try #require(instruments.begin(request: 1, url: url, method: .get, logger: nil))
-        instrumentation.routed(route)
+        instrumentation.routed(route, url: try #require(HTTPURL(url)))
         let events: [CacheEvent] = [.miss, .stored, .hit, .hit, .revalidating, .revalidated, .stale(why: .maxStale), .notStored(reason: "no-store")]
         for event in events {
             instrumentation.handle(LoaderEvent(request: 1, url: url, attempt: 0, at: .now, kind: .cache(event)))
