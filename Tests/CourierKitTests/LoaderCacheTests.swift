@@ -519,4 +519,24 @@ import Testing
         #expect(server.requests.count == 2)
         #expect(trace.all == ["miss", "stored", "revalidating", "stored", "hit"])
     }
+
+    /// A hit never suspends, so its request's task runs to its end inside `load` (Task.immediate) before the
+    /// loader has recorded it: the tracker must still end up empty, with one outcome per load.
+    @Test func hitsAnsweredWithoutSuspendingLeaveNoRequestTracked() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try RecordingServer { _, _ in .init(headers: [("Cache-Control", "max-age=600")], body: "same") }
+        let factory = try Self.service(directory: dir).makeFactory()
+        let loader = factory.makeLoader()
+        _ = try await loader.load(Request(url: server.url("/t")))
+        for _ in 0..<500 {
+            #expect(try await loader.load(Request(url: server.url("/t"))).cache == .hit)
+        }
+        factory.isOffline = true
+        for _ in 0..<500 {
+            await #expect(throws: CourierError.self) { try await loader.load(Request(url: server.url("/never"))) }
+        }
+        #expect(loader.activeRequests == 0)
+        #expect(server.requests.count == 1)
+    }
 }
