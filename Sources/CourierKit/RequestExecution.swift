@@ -239,6 +239,7 @@ struct RequestExecution {
             case .revalidated: (event, cacheStatus) = (.revalidated, .revalidated)
             }
             trace(machine.attempt, .cache(event))
+            counters.status = stored.status
             let fields = stage.answerHeaders(stored)
             let body = request.method == .head ? [] : stored.body
             // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).

@@ -69,7 +69,11 @@ import Testing
         let service = try Self.service(directory: dir)
         let trace = CacheTrace(service)
         let consumed = Mutex<[Int64]>([])
-        service.addConsumptionObserver { c in consumed.withLock { $0.append(c.bytesReceived) } }
+        let statuses = Mutex<[Int?]>([])
+        service.addConsumptionObserver { c in
+            consumed.withLock { $0.append(c.bytesReceived) }
+            statuses.withLock { $0.append(c.status) }
+        }
         let loader = service.makeFactory().makeLoader()
 
         let first = try await loader.load(Request(url: server.url("/catalogue")))
@@ -85,6 +89,7 @@ import Testing
         #expect(trace.all == ["miss", "stored", "hit"])
         let bytes = consumed.withLock { $0 }
         #expect(bytes.count == 2 && bytes[0] > 0 && bytes[1] == 0)
+        #expect(statuses.withLock { $0 } == [200, 200])
     }
 
     @Test func withoutExplicitFreshnessThePolicysTTLIsTheFreshness() async throws {
