@@ -5,6 +5,10 @@ import Synchronization
 /// one-shot, a stream's channel). Cancelling a request cancels its task and delivers a `cancelled` error at once,
 /// whatever the task is doing; the delivery functions keep only the first outcome. The tasks hold the
 /// tracker, never the loader, so a loader can be freed while its requests run.
+///
+/// A request's task starts immediately (`Task.immediate`): it runs on the caller's thread until it first
+/// suspends, so a load that never does (a fresh cache hit, an offline failure) is answered with no hop between
+/// threads; one that waits for the network resumes on the global executor as any task.
 final class LoadTracker: Sendable {
     typealias Deliver = @Sendable (Result<Response, CourierError>) -> Void
 
@@ -17,6 +21,10 @@ final class LoadTracker: Sendable {
     private struct State {
         var next = 0
         var entries: [Int: Entry] = [:]
+        /// Requests started but not yet recorded, and those of them whose task already finished (an immediate
+        /// task that never suspended).
+        var starting: Set<Int> = []
+        var finishedEarly: Set<Int> = []
         var closed = false
     }
 
@@ -26,27 +34,42 @@ final class LoadTracker: Sendable {
     /// the loader is closed the request is not started and `deliver` gets a `cancelled` error at once.
     func start(_ execution: RequestExecution, deliver: @escaping Deliver) -> Int {
         let url = execution.request.url
-        let (id, started) = state.withLock { s -> (Int, Bool) in
+        let (id, open) = state.withLock { s -> (Int, Bool) in
             s.next += 1
-            let id = s.next
-            guard !s.closed else { return (id, false) }
-            let task = Task { [self] in
-                let result = await execution.run()
-                deliver(result)
-                self.remove(id)
-            }
-            s.entries[id] = Entry(task: task, deliver: deliver, url: url)
-            return (id, true)
+            if !s.closed { s.starting.insert(s.next) }
+            return (s.next, !s.closed)
         }
-        if !started { deliver(.failure(CourierError(.cancelled, "the loader was cancelled", url: url))) }
+        let cancelled = CourierError(.cancelled, "the loader was cancelled", url: url)
+        guard open else {
+            deliver(.failure(cancelled))
+            return id
+        }
+        // Made outside the lock: an immediate task may run to its end (and call `remove`) before it returns.
+        let task = Task.immediate { [self] in
+            let result = await execution.run()
+            deliver(result)
+            self.remove(id)
+        }
+        let closedMeanwhile = state.withLock { s -> Bool in
+            s.starting.remove(id)
+            if s.finishedEarly.remove(id) != nil { return false }
+            if s.closed { return true }
+            s.entries[id] = Entry(task: task, deliver: deliver, url: url)
+            return false
+        }
+        if closedMeanwhile {
+            task.cancel()
+            deliver(.failure(cancelled))
+        }
         return id
     }
 
     private func remove(_ id: Int) {
-        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+        state.withLock { s in
+            if s.entries.removeValue(forKey: id) == nil, s.starting.contains(id) { s.finishedEarly.insert(id) }
+        }
     }
 
-    /// Cancels one request.
     func cancel(_ id: Int) {
         guard let entry = state.withLock({ $0.entries.removeValue(forKey: id) }) else { return }
         entry.task.cancel()
