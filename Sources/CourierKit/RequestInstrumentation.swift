@@ -40,6 +40,8 @@ final class RequestInstrumentation: Sendable {
         var original: HTTPURL?
         /// The last attempt's outcome: its status code, or its failure's kind (the reason a retry is counted under).
         var outcome: String?
+        /// Requests sent so far (attempts, fallback targets and redirect hops alike): OpenTelemetry's resends.
+        var sends = 0
         /// Query item names an authoriser added or changed (lower-cased): redacted from every `url.full`.
         var secretNames: Set<String> = []
         var started: ContinuousClock.Instant = .now
@@ -103,7 +105,13 @@ final class RequestInstrumentation: Sendable {
             }
             guard let attempt = s.attempt else { return headers }
             // The attempt span starts with the URL as given: only a URL the authoriser changed (or a hop's) differs.
-            if sent != s.original { attempt.attributes["url.full"] = TelemetryURL.full(sent.description, redacting: s.secretNames) }
+            if sent != s.original {
+                attempt.updateAttributes { [secretNames = s.secretNames] attributes in
+                    attributes["url.full"] = TelemetryURL.full(sent.description, redacting: secretNames)
+                    attributes["server.address"] = sent.host
+                    attributes["server.port"] = sent.port
+                }
+            }
             guard route.propagatesTraceContext, let tracer else { return headers }
             var injected = headers
             tracer.inject(attempt.context, into: &injected, using: HTTPHeadersInjector())
@@ -241,9 +249,9 @@ final class RequestInstrumentation: Sendable {
         guard let load = s.load else { return }
         if !s.described { load.attributes = SpanAttributes(describe(HTTPURL(url), extra: 4)) }
         let errorType = error.map { "\($0.kind)" } ?? status.flatMap { $0 >= 400 ? "\($0)" : nil }
-        load.updateAttributes { [secretNames = s.secretNames] attributes in
+        load.updateAttributes { [secretNames = s.secretNames, sends = s.sends] attributes in
             if !secretNames.isEmpty { attributes["url.full"] = TelemetryURL.full(url, redacting: secretNames) }
-            if event.attempt > 1 { attributes["http.request.resend_count"] = event.attempt - 1 }
+            if sends > 1 { attributes["http.request.resend_count"] = sends - 1 }
             if let status { attributes["http.response.status_code"] = status }
             if let errorType { attributes["error.type"] = errorType }
         }
@@ -258,7 +266,8 @@ final class RequestInstrumentation: Sendable {
         guard let tracer, let load = s.load else { return }
         let span = tracer.startSpan(method.rawValue, context: load.context, ofKind: .client)
         var attributes = describe(s.original, extra: 5)
-        if number > 1 { attributes["http.request.resend_count"] = .int64(Int64(number - 1)) }
+        s.sends += 1
+        if s.sends > 1 { attributes["http.request.resend_count"] = .int64(Int64(s.sends - 1)) }
         attributes["courier.attempt"] = .int64(Int64(number))
         attributes["courier.target"] = .string(target)
         if fallback { attributes["courier.fallback"] = .bool(true) }

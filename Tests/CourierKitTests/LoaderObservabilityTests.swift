@@ -301,6 +301,10 @@ import Tracing
         #expect(received["/hop"]?.header(traceKey) != nil)
         #expect(received["/landed"] != nil)
         #expect(received["/landed"]?.header(traceKey) == nil, "never onto a hop to a host that does not allow it")
+        // The hop is a resend of the load, to its own host.
+        let hop = try #require(tracer.finishedSpans.first { $0.attributes["url.full"]?.toSpanAttribute() == .string(server.localhostURL("/landed")) })
+        #expect(hop.attributes["server.address"]?.toSpanAttribute() == "localhost")
+        #expect(hop.attributes["http.request.resend_count"]?.toSpanAttribute() == 1)
     }
 
     @Test func aServiceThatSwitchesPropagationOffGetsNoTraceContext() async throws {
