@@ -104,6 +104,8 @@ final class LoaderMetrics: Sendable {
     /// `2xx` for 204, `error` for no status.
     static func statusClass(_ status: Int?) -> String {
         guard let status, (100..<600).contains(status) else { return "error" }
-        return "\(status / 100)xx"
+        return statusClasses[status / 100 - 1]
     }
+
+    private static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx"]
 }

@@ -27,6 +27,19 @@ final class RequestInstrumentation: Sendable {
     private let tracer: (any Tracer)?
     private let state: Mutex<State>
 
+    /// An attempt's outcome: a status code or a failure's kind.
+    private enum Outcome: CustomStringConvertible {
+        case status(Int)
+        case failure(CourierError.Kind)
+
+        var description: String {
+            switch self {
+            case .status(let code): "\(code)"
+            case .failure(let kind): "\(kind)"
+            }
+        }
+    }
+
     private struct State {
         var service = LoaderInstruments.unclaimed
         var endpoint = LoaderInstruments.unclaimed
@@ -38,8 +51,9 @@ final class RequestInstrumentation: Sendable {
         var attempt: (any Span)?
         /// The first hop's URL, as the loader parsed it (nil until routed).
         var original: HTTPURL?
-        /// The last attempt's outcome: its status code, or its failure's kind (the reason a retry is counted under).
-        var outcome: String?
+        /// The last attempt's outcome (the reason a retry is counted under), kept unformatted: most requests
+        /// never need it as text.
+        var outcome: Outcome?
         /// Requests sent so far (attempts, fallback targets and redirect hops alike): OpenTelemetry's resends.
         var sends = 0
         /// Query item names an authoriser added or changed (lower-cased): redacted from every `url.full`.
@@ -122,7 +136,7 @@ final class RequestInstrumentation: Sendable {
     /// An attempt failed without a response (or its streamed body broke off).
     func attemptFailed(_ error: CourierError) {
         state.withLock { s in
-            s.outcome = "\(error.kind)"
+            s.outcome = .failure(error.kind)
             if let attempt = s.attempt { Self.fail(attempt, type: "\(error.kind)") }
         }
     }
@@ -177,13 +191,13 @@ final class RequestInstrumentation: Sendable {
 
         case .unreachable(let target, let error):
             log(s, .debug, "\(target) is unreachable (\(error.kind))", event, ["courier.target": "\(target)", "error.type": "\(error.kind)"])
-            s.outcome = "\(error.kind)"
+            s.outcome = .failure(error.kind)
             if let attempt = s.attempt { Self.fail(attempt, type: "\(error.kind)") }
             endAttempt(&s)
 
         case .response(let status):
             log(s, .trace, event.summary, event, ["http.response.status_code": "\(status)"])
-            s.outcome = "\(status)"
+            s.outcome = .status(status)
             s.attempt?.attributes["http.response.status_code"] = status
             if status >= 400, let attempt = s.attempt { Self.fail(attempt, type: "\(status)") }
 
@@ -203,14 +217,14 @@ final class RequestInstrumentation: Sendable {
 
         case .retrying(_, let delay):
             endAttempt(&s)
-            let reason = s.outcome ?? "other"
+            let reason = s.outcome.map(\.description) ?? "other"
             log(s, .debug, "retrying in \(LoaderEvent.short(delay)) after \(reason)", event, ["courier.delay": "\(delay)", "courier.reason": "\(reason)"])
             metrics?.count(LoaderMetrics.retries, Self.route(s) + [("reason", reason)])
             s.load?.addEvent(SpanEvent(name: "backoff", attributes: ["courier.delay_ms": Self.milliseconds(delay), "courier.reason": .string(reason)]))
 
         case .givingUp(_, let why):
             endAttempt(&s)
-            log(s, .debug, "not retrying \(s.outcome ?? "the failure"): \(why)", event)
+            log(s, .debug, "not retrying \(s.outcome.map(\.description) ?? "the failure"): \(why)", event)
 
         case .finished(let status, let error):
             endAttempt(&s)
@@ -237,10 +251,12 @@ final class RequestInstrumentation: Sendable {
 
     private func finish(_ event: LoaderEvent, status: Int?, error: CourierError?, _ s: inout State) {
         let statusClass = LoaderMetrics.statusClass(status)
-        var metadata: Logger.Metadata = ["courier.attempts": "\(event.attempt)"]
-        if let status { metadata["http.response.status_code"] = "\(status)" }
-        if let error { metadata["error.type"] = "\(error.kind)" }
-        log(s, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, metadata)
+        log(s, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, {
+            var metadata: Logger.Metadata = ["courier.attempts": "\(event.attempt)"]
+            if let status { metadata["http.response.status_code"] = "\(status)" }
+            if let error { metadata["error.type"] = "\(error.kind)" }
+            return metadata
+        }())
         metrics?.finished(
             service: s.service, endpoint: s.endpoint, method: method.rawValue, statusClass: statusClass,
             attempts: event.attempt, duration: event.at - s.started, firstByte: s.firstByte, bytesSent: s.bytesSent,
