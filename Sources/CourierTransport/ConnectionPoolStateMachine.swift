@@ -82,6 +82,9 @@ public struct ConnectionPoolStateMachine: Sendable {
     public var waitingCount: Int { waiters.count }
     /// Whether the key has nothing left: the owner may drop it.
     public var isEmpty: Bool { connectionCount == 0 && waiters.isEmpty }
+    /// Whether a request holds or waits for a connection, or a connection is being made (idle ones do not count):
+    /// what a graceful shutdown waits for.
+    public var isBusy: Bool { !leased.isEmpty || !connecting.isEmpty || !waiters.isEmpty }
 
     // MARK: - Events
 
