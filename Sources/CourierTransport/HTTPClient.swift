@@ -47,7 +47,7 @@ public final class HTTPClient: Sendable {
     }
 
     deinit {
-        if ownsLoops { Self.stop(loops) }
+        if ownsLoops && !lifecycle.isClosed { Self.stop(loops) }
     }
 
     /// The event loops this client's connections live on.
