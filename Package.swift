@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // MARK: - C shims
@@ -44,14 +45,23 @@ let package = Package(
         // MARK: - Policy compiler, codec, event loop (each on its own)
         .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
-        .target(name: "CourierPosix", dependencies: ["CourierCore", "CCourierPosix"]),
+        .target(
+            name: "CourierPosix",
+            dependencies: ["CourierCore", "CCourierPosix", .product(name: "HeapModule", package: "swift-collections")]
+        ),
         .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
         .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
-        .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"]),
+        .target(
+            name: "CourierTransport",
+            dependencies: [
+                "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
         .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
 

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Decides, for one pool key (scheme, host, port and TLS settings), which request gets which connection.
 ///
 /// Pure: events in, actions out; the pool owner opens and closes sockets, arms timers and resumes callers.
@@ -156,7 +158,8 @@ public struct ConnectionPoolStateMachine: Sendable {
     /// A waiting request was cancelled. If it was still waiting it leaves the queue and is resumed with its
     /// cancellation; a request that already holds a connection is not affected here (it releases it).
     public mutating func cancelRequest(_ request: RequestID) -> Action {
-        guard waiters.remove(request) else { return Action() }
+        guard let index = waiters.firstIndex(of: request) else { return Action() }
+        waiters.remove(at: index)
         return Action(.cancelled(request))
     }
 
