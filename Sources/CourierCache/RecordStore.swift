@@ -309,6 +309,26 @@ public final class RecordStore: Sendable {
         }
     }
 
+    /// The record under `key`, read whole and checked, without changing anything: no access time moves,
+    /// nothing is removed, and an expired record is returned too (what `courier cache` shows). Nil when there is
+    /// no file for it or it fails a check.
+    public func peek(_ key: String) async throws(CacheError) -> CacheRecord? {
+        try await withoutBlockingThePool { () throws(CacheError) -> CacheRecord? in try self.peekNow(key) }
+    }
+
+    private func peekNow(_ key: String) throws(CacheError) -> CacheRecord? {
+        let keyBytes = try validated(key, .inspect)
+        return try serialised(key, keyBytes, .inspect) { location throws(SystemCallError) -> CacheRecord? in
+            guard let bytes = try RecordFile.read(location.path, maxBytes: options.maximumRecordBytes),
+                case .success(let header) = RecordHeader.decodeRecord(bytes), header.key == keyBytes
+            else { return nil }
+            return CacheRecord(
+                key: key, data: Array(bytes[header.headerSize...]), ttl: .nanoseconds(Int64(clamping: header.ttlNanoseconds)),
+                lockCount: header.lockCount, storeTime: header.storeTime, accessTime: header.accessTime
+            )
+        }
+    }
+
     /// The checks of a load or a scan, reporting instead of removing.
     private func verdict(at location: Location, verifyingPayload: Bool, now: Int64) throws(SystemCallError) -> RecordVerdict? {
         let read: [UInt8]?

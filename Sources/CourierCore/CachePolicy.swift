@@ -9,4 +9,7 @@ public struct CachePolicy: Hashable, Sendable {
         self.ttl = ttl
         self.maxSize = maxSize
     }
+
+    /// What `cache: on` means without `ttl` or `max-size`: 5 minutes, 10 MiB.
+    public static let builtIn = CachePolicy(ttl: .seconds(300), maxSize: 10 << 20)
 }

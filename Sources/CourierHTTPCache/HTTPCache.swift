@@ -13,7 +13,10 @@ public final class HTTPCache: Sendable {
     /// answers) before the record store may collect it.
     public let retention: Duration
 
-    public init(store: RecordStore, retention: Duration = .seconds(86_400)) {
+    /// A day: how long a stale response is kept by default.
+    public static let defaultRetention: Duration = .seconds(86_400)
+
+    public init(store: RecordStore, retention: Duration = HTTPCache.defaultRetention) {
         self.store = store
         self.retention = retention
     }

@@ -74,4 +74,13 @@ public enum ReuseDecision: Hashable, Sendable {
         if window >= 0, freshness.staleness <= Double(window) { return true }
         return request.maxStale?.accepts(staleness: freshness.staleness) ?? false
     }
+
+    /// Whether an offline loader (one that must not contact the origin) may serve a stored response: a fresh one
+    /// without `no-cache`, or a stale one without `must-revalidate` or `no-cache` (§4.2.4: "A cache MUST NOT
+    /// generate a stale response if it is prohibited by an explicit in-protocol directive"; a disconnected cache
+    /// may otherwise serve stale responses). Such a loader fails instead of serving the others.
+    public static func offlineAllows(freshness: Freshness, response: CacheControl) -> Bool {
+        if response.noCache { return false }
+        return freshness.isFresh || !response.mustRevalidate
+    }
 }

@@ -7,7 +7,9 @@ import CourierCore
 /// `Content-Length` (§3.2: the 304 describes no content), and the hop-by-hop fields a cache does not store
 /// (§3.1): `Connection`, the fields it names, `Proxy-Connection`, `Keep-Alive`, `TE`, `Transfer-Encoding`,
 /// `Upgrade`. The stored status and content are kept. The stored request and response times become the
-/// revalidation's, so the age (§4.2.3) is computed from the 304's `Date` and `Age` from now on.
+/// revalidation's, so the age (§4.2.3) is computed from the 304's `Date` and `Age` from now on: the stored
+/// `Date` and `Age` are dropped when the 304 has none (they described the old response's age; a stored `Age:
+/// 100` kept would make the freshened response 100 s old again).
 public struct Revalidation: Hashable, Sendable {
     /// The stored response's header fields updated from the 304.
     public var headers: HTTPHeaders
@@ -20,6 +22,9 @@ public struct Revalidation: Hashable, Sendable {
     public static let excludedFields: Set<String> = [
         "content-length", "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade",
     ]
+
+    /// The fields that date the response: they describe the 304 after a revalidation, never the old response.
+    static let agingFields: Set<String> = ["age", "date"]
 
     /// The stored response with `storedHeaders` refreshed by a 304 with `notModifiedHeaders`, for a conditional
     /// request sent at `requestTime` and answered at `responseTime`.
@@ -39,7 +44,7 @@ public struct Revalidation: Hashable, Sendable {
         for field in storedHeaders {
             let key = field.name.lowercased()
             guard let values = updates[key] else {
-                merged.add(name: field.name, value: field.value)
+                if !Revalidation.agingFields.contains(key) { merged.add(name: field.name, value: field.value) }
                 continue
             }
             // Every stored line of a replaced field gives way to all of the 304's lines, where the first was.

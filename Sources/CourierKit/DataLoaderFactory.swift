@@ -8,26 +8,30 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The data loader's per-user half: made by ``DataLoaderService/makeFactory(environment:)``, it holds this
+/// The data loader's per-user half: made by ``DataLoaderService/makeFactory(environment:cacheIdentity:)``, it holds this
 /// user's authoriser instances (made lazily, the first time a route names one, from the service's plugin
 /// registry) and the offline switch. Views get a ``DataLoader`` from it.
 public final class DataLoaderFactory: Sendable {
     /// The service this factory belongs to.
     public let service: DataLoaderService
     let context: AuthoriserContext
+    /// Who this factory's user is to the HTTP cache (see ``DataLoaderService/makeFactory(environment:cacheIdentity:)``).
+    let cacheIdentity: String
     private let offline = Mutex(false)
     private let authorisers = Mutex<[AuthoriserInstance: AuthoriserSlot]>([:])
 
-    init(service: DataLoaderService, environment: [String: String]) {
+    init(service: DataLoaderService, environment: [String: String], cacheIdentity: String) {
         self.service = service
+        self.cacheIdentity = cacheIdentity
         let base = SecretResolver.system(environment: environment)
         self.context = AuthoriserContext(
             secrets: base, httpClient: TransportAuthoriserClient(client: service.client), clock: service.wallClock
         )
     }
 
-    /// While true, every request fails at once with an `offline` error, before anything is sent (once the cache
-    /// exists, cached responses will be served instead). Requests already in flight finish.
+    /// While true, nothing is sent: a request is answered from the HTTP cache (a fresh stored response, or a
+    /// stale one without `must-revalidate` or `no-cache`), or fails at once with an `offline` error. Requests
+    /// already in flight finish.
     public var isOffline: Bool {
         get { offline.withLock { $0 } }
         set { offline.withLock { $0 = newValue } }

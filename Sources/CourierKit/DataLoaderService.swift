@@ -1,5 +1,7 @@
 import CourierAuthorisers
+import CourierCache
 import CourierCore
+import CourierHTTPCache
 import CourierPolicy
 import CourierTransport
 import Synchronization
@@ -41,6 +43,11 @@ public final class DataLoaderService: Sendable {
     /// when the request carries no credentials of a factory's user).
     let coalescer = RequestCoalescer()
     private let origin = ContinuousClock.now
+    /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
+    /// trace of each load that would have used it).
+    let httpCache: Result<HTTPCache, CourierError>?
+    /// The cache rules for hosts no service claims (nil: they are not cached).
+    let unclaimedCache: CachePolicy?
 
     /// Makes a service from a compiled graph.
     ///
@@ -54,13 +61,20 @@ public final class DataLoaderService: Sendable {
     ///     both down in ``shutdown(gracePeriod:)`` or when freed (a client passed in stays the caller's to shut
     ///     down).
     ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
+    ///   - cacheDirectory: where the HTTP cache keeps its records (created if missing; its parent must exist); nil (the default): no
+    ///     HTTP cache. Services whose policy has `cache:` are cached (RFC 9111, a private cache; docs/cache.md);
+    ///     the directory's size cap is the sum of their `max-size`s.
+    ///   - cachingUnclaimedHosts: the cache rules for hosts no service claims; nil (the default): they are not
+    ///     cached.
     public init(
         graph: PolicyGraph,
         userAgent: String,
         registry: AuthoriserRegistry = .standard,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
-        fallbackCooldown: Duration = .seconds(30)
+        fallbackCooldown: Duration = .seconds(30),
+        cacheDirectory: String? = nil,
+        cachingUnclaimedHosts: CachePolicy? = nil
     ) {
         self.current = Mutex(graph)
         self.userAgent = userAgent
@@ -71,6 +85,24 @@ public final class DataLoaderService: Sendable {
         self.fallbackCooldown = fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }
+        self.unclaimedCache = cachingUnclaimedHosts
+        self.httpCache = cacheDirectory.map { directory in
+            let caps = graph.services.compactMap(\.cache?.maxSize) + [cachingUnclaimedHosts?.maxSize].compactMap { $0 }
+            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +))
+        }
+    }
+
+    /// Opens the HTTP cache's record store, collecting its garbage every 5 minutes.
+    private static func openCache(_ directory: String, sizeCap: Int64?) -> Result<HTTPCache, CourierError> {
+        var options = RecordStoreOptions(directory: directory)
+        options.sizeCap = sizeCap
+        do {
+            let store = try RecordStore(options: options)
+            store.startCollectingGarbage(every: .seconds(300))
+            return .success(HTTPCache(store: store))
+        } catch {
+            return .failure(CourierError(.cache, "the HTTP cache in '\(directory)' could not be opened: \(error)", cause: error))
+        }
     }
 
     /// Makes a service from a policy file, compiled with the same registry.
@@ -82,7 +114,9 @@ public final class DataLoaderService: Sendable {
         registry: AuthoriserRegistry = .standard,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         client: HTTPClient? = nil,
-        fallbackCooldown: Duration = .seconds(30)
+        fallbackCooldown: Duration = .seconds(30),
+        cacheDirectory: String? = nil,
+        cachingUnclaimedHosts: CachePolicy? = nil
     ) throws(PolicyLoadError) {
         let compilation = PolicyCompiler(registry: registry).compile(file: path)
         guard !compilation.hasErrors, let graph = compilation.graph else {
@@ -90,7 +124,7 @@ public final class DataLoaderService: Sendable {
         }
         self.init(
             graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
-            fallbackCooldown: fallbackCooldown
+            fallbackCooldown: fallbackCooldown, cacheDirectory: cacheDirectory, cachingUnclaimedHosts: cachingUnclaimedHosts
         )
     }
 
@@ -108,9 +142,22 @@ public final class DataLoaderService: Sendable {
 
     /// Makes the loader factory for one user.
     ///
-    /// - Parameter environment: extra `${env:…}` values for this user's authorisers, over the service's.
-    public func makeFactory(environment: [String: String] = [:]) -> DataLoaderFactory {
-        DataLoaderFactory(service: self, environment: self.environment.merging(environment) { $1 })
+    /// - Parameters:
+    ///   - environment: extra `${env:…}` values for this user's authorisers, over the service's.
+    ///   - cacheIdentity: who this user is to the HTTP cache: responses to requests with credentials (an
+    ///     authoriser's, or the request's own `Authorization`) are filed under it and only ever served to a
+    ///     factory with the same identity. Give a stable identity (an account id) for them to outlive the
+    ///     process; nil (the default) makes a random one, so such responses are this factory's alone.
+    public func makeFactory(environment: [String: String] = [:], cacheIdentity: String? = nil) -> DataLoaderFactory {
+        DataLoaderFactory(
+            service: self, environment: self.environment.merging(environment) { $1 },
+            cacheIdentity: cacheIdentity ?? RequestExecution.makeIdempotencyKey()
+        )
+    }
+
+    /// The cache rules that apply to `route` (its service's `cache:`, or those for unclaimed hosts).
+    func cachePolicy(for route: Route) -> CachePolicy? {
+        route.service == nil ? unclaimedCache : route.cache
     }
 
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).

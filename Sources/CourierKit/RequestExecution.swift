@@ -17,12 +17,18 @@ struct RequestExecution {
     let trace: LoaderTracer
     /// Where a streamed request's head, chunks and retries go (nil: the body is read whole).
     let events: LoadChannel?
+    /// A background revalidation (`stale-while-revalidate`): it never answers from the cache.
+    let revalidation: Bool
 
-    init(factory: DataLoaderFactory, request: Request, queued: ContinuousClock.Instant, events: LoadChannel? = nil) {
+    init(
+        factory: DataLoaderFactory, request: Request, queued: ContinuousClock.Instant, events: LoadChannel? = nil,
+        revalidation: Bool = false
+    ) {
         self.factory = factory
         self.request = request
         self.queued = queued
         self.events = events
+        self.revalidation = revalidation
         self.trace = factory.service.makeTracer(url: request.url)
     }
 
@@ -40,7 +46,7 @@ struct RequestExecution {
     func run() async -> Result<Response, CourierError> {
         // The first hop's route, looked up once for both the coalescing decision and the load.
         let first = HTTPURL(request.url).map { ($0, service.graph.route(for: $0, method: request.method)) }
-        guard let key = coalescingKey(first) else { return await runAlone(first?.1) }
+        guard !revalidation, let key = coalescingKey(first) else { return await runAlone(first?.1) }
         while true {
             if service.coalescer.lead(key) {
                 let result = await runAlone(first?.1)
@@ -54,6 +60,7 @@ struct RequestExecution {
                 let mine = result.map { response -> Response in
                     var copy = response
                     copy.userInfo = request.userInfo
+                    copy.cache = .coalesced
                     return copy
                 }
                 switch mine {
@@ -76,12 +83,13 @@ struct RequestExecution {
     }
 
     /// The key under which concurrent identical loads share one exchange, or nil when this load must not: only a
-    /// whole-response `GET` or `HEAD` without a body, on a route whose service caches (`cache:`), while online.
+    /// whole-response `GET` or `HEAD` without a body, on a route that caches (its service's `cache:`, or the
+    /// service's rules for unclaimed hosts), while online.
     /// Every request field is part of the key (the response's `Vary` is not known yet), and so is the factory
     /// when the route has an authoriser (two users never share a response).
     private func coalescingKey(_ first: (HTTPURL, Route)?) -> String? {
         guard events == nil, request.method == .get || request.method == .head, request.body == nil,
-            request.bodyStream == nil, !factory.isOffline, let (url, route) = first, route.cache != nil
+            request.bodyStream == nil, !factory.isOffline, let (url, route) = first, service.cachePolicy(for: route) != nil
         else { return nil }
         let identity = route.authoriser.map { "\($0.name)@\(ObjectIdentifier(factory).hashValue)" }
         let fields = request.headers.fields
@@ -130,9 +138,6 @@ struct RequestExecution {
         route knownRoute: Route? = nil, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
         let clock = ContinuousClock()
-        if factory.isOffline {
-            throw CourierError(.offline, "the loader is offline: no request is sent", url: request.url)
-        }
         guard let url = HTTPURL(request.url) else {
             throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
         }
@@ -151,17 +156,16 @@ struct RequestExecution {
             headers.add(name: keyHeader, value: RequestExecution.makeIdempotencyKey())
         }
 
-        var authoriser: AuthoriserSlot?
-        if let instance = route.authoriser {
-            guard url.scheme == "https" || instance.allowPlainHTTP else {
-                throw CourierError(
-                    .policy,
-                    "authoriser '\(instance.name)' does not send credentials over plain http (the policy can set allow-plain-http: true)",
-                    url: request.url
-                )
-            }
-            authoriser = try factory.authoriser(for: instance)
+        if let instance = route.authoriser, url.scheme != "https", !instance.allowPlainHTTP {
+            throw CourierError(
+                .policy,
+                "authoriser '\(instance.name)' does not send credentials over plain http (the policy can set allow-plain-http: true)",
+                url: request.url
+            )
         }
+        /// The route's authoriser, made when the first attempt is authorised (an offline load never makes it).
+        var authoriser: AuthoriserSlot?
+        let (stage, cacheRole) = cacheStage(route: route)
 
         service.recordRequest(service: serviceName, budget: retry.budget, now: clock.now)
 
@@ -170,14 +174,26 @@ struct RequestExecution {
         var random = SystemRandomNumberGenerator()
         var machine = LoadStateMachine(
             retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline,
-            hasAuthoriser: authoriser != nil
+            hasAuthoriser: route.authoriser != nil, cache: cacheRole, offline: factory.isOffline
         )
         /// What the current attempt sent, got and was told (the actions below read and fill them).
-        let unauthorised = AuthorisationRequest(
-            method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
-            hasStreamedBody: request.bodyStream != nil
-        )
+        let callerHeaders = headers
+        func unauthorisedRequest() -> AuthorisationRequest {
+            AuthorisationRequest(
+                method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
+                hasStreamedBody: request.bodyStream != nil
+            )
+        }
+        var unauthorised = unauthorisedRequest()
         var authorised = unauthorised
+        /// The stored response the cache found, freshened by a 304 if there was one.
+        var found: HTTPCache.Lookup?
+        var cacheStatus: CacheStatus? = stage == nil ? nil : .miss
+        var storeAfterBody = false
+        /// The fields the current attempt sent, and when it was sent and answered (wall clock, for the cache).
+        var sentHeaders = headers
+        var sentAt = 0.0
+        var answeredAt = 0.0
         var seenEpoch = 0
         var arrived = clock.now
         var exchange: AttemptExchange?
@@ -198,7 +214,7 @@ struct RequestExecution {
             counters.received += error.bytesReceived
             failure = error
             return machine.failed(
-                condition: error.retryCondition, cancelled: error.kind == .cancelled || Task.isCancelled,
+                condition: error.retryCondition, kind: error.kind, cancelled: error.kind == .cancelled || Task.isCancelled,
                 reason: "\(error.kind): \(error.message)", now: clock.now, using: &random
             )
         }
@@ -213,10 +229,117 @@ struct RequestExecution {
             counters.received += metrics.bytesReceived
         }
 
+        /// The answer from a stored response (fresh, stale or revalidated), to the caller or its stream.
+        func answer(_ stored: StoredResponse, as kind: LoadStateMachine.StoredAnswer) async throws(CourierError) -> Response {
+            guard let stage else { preconditionFailure("a stored answer without a cache") }
+            let event: CacheEvent
+            switch kind {
+            case .hit: (event, cacheStatus) = (.hit, .hit)
+            case .stale(let why): (event, cacheStatus) = (.stale(why: why), .stale)
+            case .revalidated: (event, cacheStatus) = (.revalidated, .revalidated)
+            }
+            trace(machine.attempt, .cache(event))
+            let fields = stage.answerHeaders(stored)
+            let body = request.method == .head ? [] : stored.body
+            let answerURL = HTTPURL(stored.url) ?? url
+            try await deliverStored(status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL, attempt: machine.attempt)
+            timeline.done = clock.now
+            return Response(
+                status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
+                attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
+                bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
+                userInfo: request.userInfo, cache: cacheStatus
+            )
+        }
+
+        /// Stores the answer (whose body is `body`) when the machine said so and RFC 9111 allows.
+        func store(_ answer: AttemptExchange, body: [UInt8]?) async {
+            guard storeAfterBody, let stage else { return }
+            guard let body else {
+                trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(stage.streamedBodyLimit) bytes")))
+                return
+            }
+            let event = await stage.store(
+                method: request.method, url: url, requestHeaders: sentHeaders, status: answer.status, reason: answer.reason,
+                headers: answer.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found
+            )
+            trace(machine.attempt, .cache(event))
+        }
+
         var actions = machine.start()
         while !actions.isEmpty {
             let action = actions.removeFirst()
             switch action {
+            case .lookUpCache:
+                guard let stage else { preconditionFailure("a lookup without a cache") }
+                var finding: LoadStateMachine.CacheFinding?
+                do {
+                    if let (lookup, judged) = try await stage.lookUp(method: request.method, url: url, headers: headers) {
+                        (found, finding) = (lookup, judged)
+                    }
+                } catch {
+                    trace(0, .cache(.failed(error: error)))
+                }
+                actions += machine.cacheLookedUp(finding)
+
+            case .cacheMiss:
+                trace(machine.attempt, .cache(.miss))
+
+            case .revalidate:
+                guard let found else { preconditionFailure("a revalidation without a stored response") }
+                trace(machine.attempt, .cache(.revalidating))
+                headers = found.conditionalHeaders
+                unauthorised = unauthorisedRequest()
+
+            case .dropConditions:
+                trace(machine.attempt, .cache(.miss))
+                headers = callerHeaders
+                unauthorised = unauthorisedRequest()
+
+            case .revalidateInBackground:
+                let background = RequestExecution(
+                    factory: factory, request: request, queued: clock.now, events: nil, revalidation: true
+                )
+                Task { _ = await background.run() }
+
+            case .deliverStored(let kind):
+                guard let stored = found?.stored else { preconditionFailure("a stored answer without a stored response") }
+                return try await answer(stored, as: kind)
+
+            case .freshenStored:
+                guard let stage, let lookup = found, let notModified = exchange else { preconditionFailure("a 304 without a stored response") }
+                await discardBody()
+                do {
+                    let fresh = try await stage.freshen(lookup, headers: notModified.headers, requestTime: sentAt, responseTime: answeredAt)
+                    if let fresh { found?.stored = fresh }
+                    actions += machine.freshened(matched: fresh != nil)
+                } catch {
+                    // The 304 matched or not, the record could not be rewritten: the stored response still answers.
+                    trace(machine.attempt, .cache(.failed(error: error)))
+                    actions += machine.freshened(matched: true)
+                }
+
+            case .storeResponse:
+                storeAfterBody = true
+
+            case .invalidateStored:
+                guard let stage, let answer = exchange else { preconditionFailure("an invalidation without a response") }
+                if let event = await stage.invalidate(method: request.method, url: url, status: answer.status, headers: answer.headers) {
+                    trace(machine.attempt, .cache(event))
+                }
+
+            case .failOffline:
+                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: request.url)
+
+            case .answerUnsatisfiable:
+                // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
+                timeline.done = clock.now
+                return Response(
+                    status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
+                    retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
+                    userInfo: request.userInfo, cache: cacheStatus
+                )
+
             case .admit:
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
@@ -236,12 +359,15 @@ struct RequestExecution {
                 )
 
             case .authorise:
-                guard let authoriser, let instance = route.authoriser else { preconditionFailure("no authoriser to run") }
+                guard let instance = route.authoriser else { preconditionFailure("no authoriser to run") }
+                let slot: AuthoriserSlot
+                if let made = authoriser { slot = made } else { slot = try factory.authoriser(for: instance) }
+                authoriser = slot
                 let started = clock.now
                 trace(machine.attempt, .authorising(authoriser: instance.name))
-                seenEpoch = authoriser.epoch
+                seenEpoch = slot.epoch
                 authorised = try await RequestExecution.authorise(
-                    unauthorised, with: authoriser.authoriser, instance: instance, deadline: deadline
+                    unauthorised, with: slot.authoriser, instance: instance, deadline: deadline
                 )
                 timeline.authoriserWait += clock.now - started
                 guard authorised.url.host == url.host, authorised.url.scheme == url.scheme, authorised.url.port == url.port else {
@@ -251,8 +377,11 @@ struct RequestExecution {
 
             case .send(let attempt):
                 let (sendURL, sendHeaders) = authoriser == nil ? (url, headers) : (authorised.url, authorised.headers)
+                sentHeaders = sendHeaders
+                sentAt = service.wallClock()
                 switch await send(request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline, attempt: attempt, tried: &tried) {
                 case .success(let response):
+                    answeredAt = service.wallClock()
                     exchange = response
                     let metrics = response.metrics
                     // A whole response's figures are final; a streaming one's are counted when its body ends.
@@ -330,10 +459,12 @@ struct RequestExecution {
                 switch answer {
                 case .whole(let response):
                     body = response.body
+                    await store(answer, body: body)
                 case .streaming(let response):
-                    switch await deliver(response, attempt: machine.attempt) {
-                    case .success(let final):
+                    switch await deliver(response, attempt: machine.attempt, keeping: storeAfterBody ? stage?.streamedBodyLimit : nil) {
+                    case .success(let (final, kept)):
                         count(final)
+                        await store(answer, body: kept)
                     case .failure(let error):
                         // The body broke off: the consumer already has part of it, so the stream is told which
                         // attempt starts the body again.
@@ -347,7 +478,7 @@ struct RequestExecution {
                     status: answer.status, reason: answer.reason, headers: answer.headers, body: body, url: answer.url,
                     attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
                     bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-                    userInfo: request.userInfo
+                    userInfo: request.userInfo, cache: cacheStatus
                 )
 
             case .fail:
@@ -447,9 +578,13 @@ struct RequestExecution {
     }
 
     /// Delivers a final attempt's head and body to the stream's consumer, at the consumer's pace. Returns the
-    /// exchange's figures, or the failure (`cancelled` when the consumer is gone).
-    private func deliver(_ response: StreamingResponse, attempt: Int) async -> Result<RequestMetrics, CourierError> {
-        guard let events else { return .success(response.body.metrics) }
+    /// exchange's figures and, when `keeping` is given, the body if it is no larger than that (for the cache);
+    /// or the failure (`cancelled` when the consumer is gone).
+    private func deliver(_ response: StreamingResponse, attempt: Int, keeping limit: Int?) async
+        -> Result<(RequestMetrics, [UInt8]?), CourierError>
+    {
+        guard let events else { return .success((response.body.metrics, nil)) }
+        var kept: [UInt8]? = limit == nil ? nil : []
         let head = ResponseHead(
             status: response.status, reason: response.head.reason, headers: response.headers, url: response.url,
             attempt: attempt
@@ -460,6 +595,9 @@ struct RequestExecution {
         }
         do {
             while let chunk = try await response.body.nextChunk() {
+                if let limit, kept != nil {
+                    if kept!.count + chunk.count <= limit { kept!.append(contentsOf: chunk) } else { kept = nil }
+                }
                 guard await events.send(.chunk(Array(chunk))) else {
                     response.body.cancel()
                     var error = CourierError(.cancelled, "the request was cancelled", url: request.url)
@@ -471,7 +609,48 @@ struct RequestExecution {
         } catch {
             return .failure(error)
         }
-        return .success(response.body.metrics)
+        return .success((response.body.metrics, limit == nil ? nil : kept))
+    }
+
+    /// Hands a stored response to the stream's consumer (nothing to do for a whole-response load): its head, then
+    /// its body in chunks of at most 64 KiB.
+    private func deliverStored(
+        status: Int, reason: String, headers: HTTPHeaders, body: [UInt8], url: HTTPURL, attempt: Int
+    ) async throws(CourierError) {
+        guard let events else { return }
+        let head = ResponseHead(status: status, reason: reason, headers: headers, url: url, attempt: attempt)
+        guard await events.send(.response(head)) else {
+            throw CourierError(.cancelled, "the request was cancelled", url: request.url)
+        }
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + 65_536)
+            guard await events.send(.chunk(Array(body[offset..<end]))) else {
+                throw CourierError(.cancelled, "the request was cancelled", url: request.url)
+            }
+            offset = end
+        }
+    }
+
+    /// The cache stage of a load on `route`, and the part it plays (none without a cache for the route). A
+    /// request with credentials (the route's authoriser, or its own `Authorization`) is filed under the
+    /// factory's identity, so two users never share a response.
+    private func cacheStage(route: Route) -> (CacheStage?, LoadStateMachine.CacheRole) {
+        guard let policy = service.cachePolicy(for: route), let opened = service.httpCache else { return (nil, .none) }
+        let cache: HTTPCache
+        switch opened {
+        case .success(let c): cache = c
+        case .failure(let error):
+            trace(0, .cache(.failed(error: error)))
+            return (nil, .none)
+        }
+        let credentialed = route.authoriser != nil || request.headers.contains("Authorization")
+        let identity = credentialed ? "\(route.authoriser?.name ?? "authorization")@\(factory.cacheIdentity)" : nil
+        let stage = CacheStage(cache: cache, policy: policy, identity: identity, now: service.wallClock)
+        if (request.method == .get || request.method == .head), request.body == nil, request.bodyStream == nil {
+            return (stage, .lookUp(forceRevalidation: revalidation, onlyIfCached: CacheControl(request.headers).onlyIfCached))
+        }
+        return (stage, Invalidation.isUnsafe(request.method) ? .invalidate : .none)
     }
 
     // MARK: - Helpers

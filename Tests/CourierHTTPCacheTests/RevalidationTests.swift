@@ -30,10 +30,15 @@ import Testing
         #expect(result.responseTime == 11)
     }
 
-    /// RFC 9111 §4.3.4: a 304 with no fields leaves the stored head as it was.
-    @Test func emptyNotModifiedChangesNothing() {
-        let result = Revalidation(storedHeaders: Self.stored, notModifiedHeaders: [:], requestTime: 0, responseTime: 0)
-        #expect(result.headers == Self.stored)
+    /// RFC 9111 §4.3.4: a 304 with no fields leaves the stored head as it was, except the fields that dated the
+    /// old response (`Date`, `Age`): the freshened response's age counts from the 304's arrival.
+    @Test func emptyNotModifiedChangesNothingButTheAgingFields() {
+        var stored = Self.stored
+        stored.add(name: "Age", value: "100")
+        let result = Revalidation(storedHeaders: stored, notModifiedHeaders: [:], requestTime: 0, responseTime: 0)
+        var expected = Self.stored
+        expected.remove(name: "Date")
+        #expect(result.headers == expected)
     }
 
     /// RFC 9111 §4.3.4 with §4.2.3: after the merge, the age counts from the 304's Date and the new times.

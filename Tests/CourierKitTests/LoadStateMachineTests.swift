@@ -67,7 +67,7 @@ import Testing
         var failure = machine()
         _ = failure.start()
         _ = failure.admitted(at: t0, now: t0)
-        _ = failure.failed(condition: .connectError, cancelled: false, reason: "connect: refused", now: t0, using: &random)
+        _ = failure.failed(condition: .connectError, kind: .connect, cancelled: false, reason: "connect: refused", now: t0, using: &random)
         #expect(failure.budget(granted: false, now: t0) == [.gaveUp(reason: "connect: refused", why: .budgetExhausted), .fail])
     }
 
@@ -131,13 +131,13 @@ import Testing
         _ = m.admitted(at: t0, now: t0)
         #expect(m.responseArrived(status: 200, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.deliver])
         // The 200 was not retried, so the planner still has attempts for the break-off.
-        #expect(m.failed(condition: .connectError, cancelled: false, reason: "cut", now: t0, using: &random)
+        #expect(m.failed(condition: .connectError, kind: .connect, cancelled: false, reason: "cut", now: t0, using: &random)
             == [.proposeRetry(at: t0 + .milliseconds(100), reason: "cut")])
 
         var cancelled = machine()
         _ = cancelled.start()
         _ = cancelled.admitted(at: t0, now: t0)
-        #expect(cancelled.failed(condition: .connectError, cancelled: true, reason: "gone", now: t0, using: &random) == [.fail])
+        #expect(cancelled.failed(condition: .connectError, kind: .connect, cancelled: true, reason: "gone", now: t0, using: &random) == [.fail])
     }
 
     @Test func aFailureNoConditionCoversIsFinalWithoutATrace() {
@@ -145,6 +145,6 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.failed(condition: nil, cancelled: false, reason: "tls-certificate", now: t0, using: &random) == [.fail])
+        #expect(m.failed(condition: nil, kind: .connect, cancelled: false, reason: "tls-certificate", now: t0, using: &random) == [.fail])
     }
 }

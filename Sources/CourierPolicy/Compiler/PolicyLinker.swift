@@ -320,9 +320,9 @@ struct PolicyLinker {
         if case .tlsVersion(let v)? = l["tls.min-version"]?.value { tls.minVersion = v }
         var cache: CachePolicy?
         if case .on? = l["cache"]?.value {
-            var size: Int64 = 10 << 20
+            var size = CachePolicy.builtIn.maxSize
             if case .size(let s)? = l["cache.max-size"]?.value { size = s }
-            cache = CachePolicy(ttl: l.duration("cache.ttl") ?? .seconds(300), maxSize: size)
+            cache = CachePolicy(ttl: l.duration("cache.ttl") ?? CachePolicy.builtIn.ttl, maxSize: size)
         }
         return ServicePolicy(
             name: parsed.name, hosts: parsed.hosts.map(\.pattern), scheme: scheme, authoriser: l.string("authoriser"),

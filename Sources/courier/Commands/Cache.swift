@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierHTTPCache
 import CourierKit
 import Foundation
 
@@ -58,13 +59,28 @@ extension CourierCommand {
             ]
         }
 
-        static func json(_ s: RecordSummary) -> String {
-            let object: [String: Any] = [
+        /// The HTTP cache's view of the record under `key` (nil for a record the HTTP cache did not file). Read
+        /// without moving its access time.
+        static func http(_ store: RecordStore, _ key: String) async -> HTTPRecordDescription? {
+            guard let record = try? await store.peek(key) else { return nil }
+            return HTTPRecordDescription(record: record, now: Date().timeIntervalSince1970)
+        }
+
+        static func json(_ s: RecordSummary, http: HTTPRecordDescription?) -> String {
+            var object: [String: Any] = [
                 "key": s.key, "file": s.fileName, "size": s.fileSize, "payloadSize": s.payloadSize,
                 "storedAt": time(s.storeTime), "accessedAt": time(s.accessTime), "expiresAt": time(s.expiryTime),
                 "ttlSeconds": Double(s.ttl.components.seconds) + Double(s.ttl.components.attoseconds) / 1e18,
-                "lockCount": s.lockCount, "fresh": !s.isExpired,
+                "lockCount": s.lockCount, "fresh": http.map(\.isFresh) ?? !s.isExpired,
             ]
+            if let http {
+                object["http"] = [
+                    "method": http.stored.method.rawValue, "url": http.stored.url, "status": http.stored.status,
+                    "varied": Dictionary(http.stored.variedFields.map { ($0.name, $0.value) }) { $1 },
+                    "credentialed": http.credentialed, "ageSeconds": http.age.rounded(.down),
+                    "lifetimeSeconds": http.lifetime, "bodyBytes": http.stored.body.count,
+                ] as [String: Any]
+            }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         }
@@ -87,8 +103,13 @@ extension CourierCommand {
                     }
                 }
                 for s in rows.sorted(by: { $0.key < $1.key }) {
+                    let http = await Cache.http(store, s.key)
                     if json {
-                        print(Cache.json(s))
+                        print(Cache.json(s, http: http))
+                    } else if let http {
+                        // An HTTP response: the request it answers, and its freshness by RFC 9111 (not the record's
+                        // expiry, which keeps stale responses a while longer for revalidation and offline use).
+                        print("\(http.request)\t\(s.fileSize)\t\(Cache.time(s.storeTime))\t\(Cache.time(s.expiryTime))\t\(s.lockCount)\t\(http.isFresh ? "fresh" : "stale")\t\(http.stored.status)")
                     } else {
                         print("\(s.key)\t\(s.fileSize)\t\(Cache.time(s.storeTime))\t\(Cache.time(s.expiryTime))\t\(s.lockCount)\t\(s.isExpired ? "stale" : "fresh")")
                     }
@@ -101,11 +122,17 @@ extension CourierCommand {
                 abstract: "A record's header fields and its checksums' verdict (the payload is read and checked, not changed)."
             )
             @Argument(help: "The cache directory.") var directory: String
-            @Argument(help: "The record's key.") var key: String
+            @Argument(help: "The record's key, or a URL whose stored GET response to show (without credentials or Vary).")
+            var key: String
 
             func run() async throws {
                 let store = try Cache.open(directory)
-                let verdict = try await Cache.attempt { () throws(CacheError) in try await store.inspect(key) }
+                var key = self.key
+                var verdict = try await Cache.attempt { () throws(CacheError) in try await store.inspect(key) }
+                if verdict == nil, let url = HTTPURL(key) {
+                    key = HTTPCacheKey(method: .get, url: url, identity: nil).primary
+                    verdict = try await Cache.attempt { () throws(CacheError) in try await store.inspect(key) }
+                }
                 switch verdict {
                 case nil:
                     StandardError.write("courier cache: no record under '\(key)'")
@@ -116,6 +143,13 @@ extension CourierCommand {
                 case .intact(let summary)?:
                     for line in Cache.summaryLines(summary) { print(line) }
                     print("checksums: header and payload intact")
+                    if let http = await Cache.http(store, key) {
+                        print("request: \(http.request)\(http.credentialed ? " (filed under a requester's identity)" : "")")
+                        print("freshness: \(http.isFresh ? "fresh" : "stale"), age \(Int(http.age))s of a \(Int(http.lifetime))s lifetime")
+                        print("response: \(http.stored.status) \(http.stored.reason)")
+                        for field in http.stored.headers { print("  \(field.name): \(field.value)") }
+                        print("body: \(http.stored.body.count) bytes")
+                    }
                 }
             }
         }

@@ -34,10 +34,17 @@ extension CourierCommand {
                 attempt and wait included, and the report's attempts and timings are the loader's. -v prints \
                 the loader's decisions to standard error as they happen.
 
+                --cache-dir DIR sends every URL through a data loader with an HTTP cache in DIR (created if \
+                missing; RFC 9111, a private cache): with --policy, the services whose policy has cache: are \
+                cached; without one, every host is, with the built-in cache defaults (5 minutes of freshness when \
+                the server gives none, 10 MiB), and a request is still sent once. The report's "cache" says hit, \
+                miss, revalidated, stale or coalesced (null without --cache-dir). --offline sends nothing and \
+                answers only from the cache (a stale response too, unless it has must-revalidate or no-cache).
+
                 Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400); \
                 6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
-                47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 2 usage or policy \
-                error. With several URLs, the status is that of the first URL, in the order given, that failed.
+                47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 75 offline and \
+                nothing stored answers (--offline), 2 usage or policy error. With several URLs, the status is that of the first URL, in the order given, that failed.
 
                 More in docs/fetch.md.
                 """
@@ -100,6 +107,15 @@ extension CourierCommand {
         @Option(help: ArgumentHelp("Send every request through a data loader that applies this policy file.", valueName: "file"))
         var policy: String?
 
+        @Option(
+            name: .customLong("cache-dir"),
+            help: ArgumentHelp("Keep an HTTP cache in DIR (created if missing) and answer from it when RFC 9111 allows.", valueName: "dir")
+        )
+        var cacheDirectory: String?
+
+        @Flag(help: "Send nothing: answer only from --cache-dir's cache (exit 75 when nothing stored answers).")
+        var offline = false
+
         @Flag(name: [.customShort("L"), .customLong("location")], help: "Accepted for curl users: redirects are followed by default (--max-redirs 0 turns that off).")
         var location = false
 
@@ -146,6 +162,7 @@ extension CourierCommand {
             if !data.isEmpty && !dataBinary.isEmpty {
                 throw ValidationError("give -d or --data-binary, not both (the order between them would be lost)")
             }
+            if offline && cacheDirectory == nil { throw ValidationError("--offline answers from a cache: give --cache-dir DIR") }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
             if !(1...256).contains(parallel) { throw ValidationError("--parallel takes a number from 1 to 256") }
             if outputs.count > urls.count {
@@ -173,6 +190,10 @@ extension CourierCommand {
             if let maxRedirects { configuration.maxRedirects = maxRedirects }
             let client = HTTPClient(configuration: configuration)
             defer { client.shutdown() }
+            if let cacheDirectory {
+                // Created with its parents: a cache commonly lives deep under ~/.cache. A failure shows in -v and the report.
+                try? FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
+            }
             let fetcher: any URLFetcher
             if let policy {
                 // Compiled here rather than by DataLoaderService(policyFile:) so that -v can show the warnings of
@@ -186,9 +207,20 @@ extension CourierCommand {
                 }
                 if verbose { for diagnostic in compilation.diagnostics { StandardError.write(diagnostic.description) } }
                 let service = DataLoaderService(
-                    graph: graph, userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent, client: client
+                    graph: graph, userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent, client: client,
+                    cacheDirectory: cacheDirectory
                 )
-                fetcher = LoaderFetcher(service: service, template: template, verbose: verbose)
+                fetcher = LoaderFetcher(service: service, template: template, verbose: verbose, offline: offline)
+            } else if let cacheDirectory {
+                // No policy: curl-like (sent once, no retries), every host cached with the built-in defaults.
+                var defaults = PolicyDefaults.builtIn
+                defaults.retry.maxAttempts = 1
+                let service = DataLoaderService(
+                    graph: PolicyGraph(services: [], defaults: defaults),
+                    userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent, client: client,
+                    cacheDirectory: cacheDirectory, cachingUnclaimedHosts: .builtIn
+                )
+                fetcher = LoaderFetcher(service: service, template: template, verbose: verbose, offline: offline)
             } else {
                 fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)
             }

@@ -9,6 +9,9 @@ enum FetchExitCode {
     /// A body arrived but could not be written to its `-o` file or standard output (a full disk): CURLE_WRITE_ERROR.
     static let writeError: Int32 = 23
 
+    /// `--offline` and nothing stored answers: sysexits' EX_TEMPFAIL (curl's 75 has been unused since 7.82).
+    static let offline: Int32 = 75
+
     /// The exit status for a failed request, by error kind.
     static func code(for kind: CourierError.Kind) -> Int32 {
         switch kind {
@@ -24,6 +27,7 @@ enum FetchExitCode {
         case .cancelled, .shutdown: return 42  // CURLE_ABORTED_BY_CALLBACK
         case .authorisation: return 67  // CURLE_LOGIN_DENIED: the authoriser could not get credentials (--policy)
         case .policy: return 2
+        case .offline: return offline
         default: return 1
         }
     }

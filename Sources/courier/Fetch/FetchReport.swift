@@ -55,6 +55,8 @@ struct FetchReport: Encodable, Sendable {
     var waits: Waits?
     var tls: TLSInfo?
     var error: ErrorInfo?
+    /// How the HTTP cache took part (`--cache-dir`): hit, miss, revalidated, stale or coalesced; nil without it.
+    var cache: String?
 
     /// A URL that was never sent (it is not an absolute http or https URL, or was refused before sending).
     init(url: String, error: CourierError?) {
@@ -105,6 +107,7 @@ struct FetchReport: Encodable, Sendable {
             rateLimit: timeline.rateLimitWait.seconds, authoriser: timeline.authoriserWait.seconds,
             backoff: timeline.backoffWait.seconds
         )
+        self.cache = response.cache?.rawValue
     }
 
     /// A request the data loader failed (`--policy`) after `attempts` attempts, having moved `bytes` over the
@@ -140,7 +143,7 @@ private struct NullPreserving: Encodable {
 
     enum Keys: String, CodingKey {
         case url, status, headers, bodyBytes, bodySHA256, attempts, redirects, timings, bytesSent, bytesReceived,
-            waits, tls, error
+            waits, tls, error, cache
     }
     enum TimingKeys: String, CodingKey { case dns, connect, tls, ttfb, total }
 
@@ -164,5 +167,6 @@ private struct NullPreserving: Encodable {
         try c.encode(report.waits, forKey: .waits)
         try c.encode(report.tls, forKey: .tls)
         try c.encode(report.error, forKey: .error)
+        try c.encode(report.cache, forKey: .cache)
     }
 }

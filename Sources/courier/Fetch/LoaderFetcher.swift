@@ -2,17 +2,19 @@ import CourierKit
 
 /// Fetches URLs through one data loader built from `--policy`: the policy's rate limits, retries with back-off
 /// and Retry-After, fallbacks and authorisers apply, and the report's attempts, timings and wire counts are the
-/// loader's. The loader returns whole bodies, so a body is written when its response is complete.
+/// loader's. It also serves `--cache-dir` (with or without a policy) and `--offline`. The loader returns whole bodies, so a body is written when its response is complete.
 struct LoaderFetcher: URLFetcher {
     let service: DataLoaderService
     let loader: DataLoader
     let template: FetchRequestTemplate
     let verbose: Bool
 
-    init(service: DataLoaderService, template: FetchRequestTemplate, verbose: Bool) {
+    init(service: DataLoaderService, template: FetchRequestTemplate, verbose: Bool, offline: Bool = false) {
         self.service = service
         self.verbose = verbose
-        self.loader = service.makeFactory().makeLoader()
+        let factory = service.makeFactory()
+        factory.isOffline = offline
+        self.loader = factory.makeLoader()
         self.template = template
         if verbose { service.addTraceObserver { StandardError.write($0.description) } }
     }
