@@ -10,7 +10,7 @@ extension DataLoaderService {
     /// Shuts the service down gracefully and returns when it is closed.
     ///
     /// 1. New loads, from every factory and loader of the service, fail at once with a `shutdown`
-    ///    ``CourierError``; nothing of them is sent.
+    ///    `CourierError`; nothing of them is sent.
     /// 2. Loads in flight may finish (retries, refreshes and streamed bodies included) until `gracePeriod` has
     ///    passed.
     /// 3. Then those still running end at once with a `shutdown` error, delivered as any failure: thrown by
