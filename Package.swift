@@ -53,7 +53,7 @@ let package = Package(
         ),
         .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
-        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib"]),
+        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib", "CCourierPosix"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),

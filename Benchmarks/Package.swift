@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "http-bench", targets: ["http-bench"]),
         .executable(name: "policy-bench", targets: ["policy-bench"]),
         .executable(name: "cache-bench", targets: ["cache-bench"]),
+        .executable(name: "loader-cache-bench", targets: ["loader-cache-bench"]),
         .executable(name: "collections-bench", targets: ["collections-bench"]),
     ],
     dependencies: [
@@ -49,6 +50,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        .executableTarget(name: "loader-cache-bench", dependencies: [.product(name: "CourierKit", package: courier)]),
         .executableTarget(
             name: "cache-bench",
             dependencies: [

@@ -12,4 +12,13 @@ public struct CacheRecord: Hashable, Sendable {
     public var storeTime: Int64
     /// The access time before this load moved it, nanoseconds since the Unix epoch.
     public var accessTime: Int64
+
+    public init(key: String, data: [UInt8], ttl: Duration, lockCount: UInt32, storeTime: Int64, accessTime: Int64) {
+        self.key = key
+        self.data = data
+        self.ttl = ttl
+        self.lockCount = lockCount
+        self.storeTime = storeTime
+        self.accessTime = accessTime
+    }
 }

@@ -313,6 +313,36 @@ public final class RecordStore: Sendable {
         }
     }
 
+    /// ``load(_:)`` and the record file's fingerprint, taken under the key's lock after the load (so no other
+    /// process can have replaced the file in between): a caller that keeps the record in memory can tell later,
+    /// with ``fingerprint(at:)``, whether the file still holds it. The fingerprint is nil where the file system
+    /// records no birth time.
+    public func loadWithFingerprint(_ key: String) async throws(CacheError) -> (CacheRecord, RecordFingerprint?)? {
+        try await withoutBlockingThePool { () throws(CacheError) -> (CacheRecord, RecordFingerprint?)? in
+            let keyBytes = try self.validated(key, .load)
+            return try self.serialised(key, keyBytes, .load) { location throws(SystemCallError) -> (CacheRecord, RecordFingerprint?)? in
+                guard let record = try self.loadRecord(at: location, keyBytes: keyBytes) else { return nil }
+                return (record, try RecordFingerprint.of(path: location.path))
+            }
+        }
+    }
+
+    /// Where `key`'s record file is (a hash of the key: computed, nothing read), for ``fingerprint(at:)``.
+    public func location(of key: String) throws(CacheError) -> RecordLocation {
+        let keyBytes = try validated(key, .load)
+        return RecordLocation(path: Location(root: options.directory, name: SHA256.hex(SHA256.hash(keyBytes))).path)
+    }
+
+    /// The fingerprint of the record file at `location` now (one `statx`, no lock, nothing read or changed); nil
+    /// when there is no file or the file system records no birth time.
+    public func fingerprint(at location: RecordLocation) throws(CacheError) -> RecordFingerprint? {
+        do {
+            return try RecordFingerprint.of(path: location.path)
+        } catch {
+            throw CacheError(key: nil, operation: .load, reason: .system(error))
+        }
+    }
+
     /// The record under `key`, read whole and checked, without changing anything: no access time moves,
     /// nothing is removed, and an expired record is returned too (what `courier cache` shows). Nil when there is
     /// no file for it or it fails a check.

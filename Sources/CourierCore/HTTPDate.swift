@@ -26,6 +26,9 @@ public enum HTTPDate {
     /// allowed), or nil for anything else: `0`, `-1`, a bad weekday or month name, a time out of range.
     /// An RFC 850 two-digit year below 70 is taken as 20yy, else 19yy.
     public static func parse(_ text: some StringProtocol) -> Double? {
+        // The form servers send (RFC 9110: "MUST generate" it), byte by byte; the general parse below handles
+        // the obsolete forms, surrounding whitespace, and refuses everything else the same way.
+        if let fixed = Array(text.utf8).withUnsafeBufferPointer(parseIMFFixdate) { return fixed }
         let parts = Substring(text).trimmingHTTPWhitespace.split(separator: " ", omittingEmptySubsequences: true)
         var day: Int?, month: Int?, year: Int?, time: Substring?
         if parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT" {
@@ -58,6 +61,32 @@ public enum HTTPDate {
     }
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    private static let weekdayBytes = weekdays.map { Array($0.utf8) }
+    private static let monthBytes = months.map { Array($0.utf8) }
+
+    /// Exactly `Sun, 06 Nov 1994 08:49:37 GMT` (29 bytes, nothing around it), or nil.
+    private static func parseIMFFixdate(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard b.count == 29, b[3] == 0x2C, b[4] == 0x20, b[7] == 0x20, b[11] == 0x20, b[16] == 0x20, b[19] == 0x3A,
+            b[22] == 0x3A, b[25] == 0x20, b[26] == 0x47, b[27] == 0x4D, b[28] == 0x54
+        else { return nil }
+        func digits(_ at: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in at..<(at + count) {
+                let d = Int(b[i]) - 48
+                guard (0...9).contains(d) else { return nil }
+                value = value * 10 + d
+            }
+            return value
+        }
+        func matches(_ name: [UInt8], at: Int) -> Bool { b[at] == name[0] && b[at + 1] == name[1] && b[at + 2] == name[2] }
+        guard weekdayBytes.contains(where: { matches($0, at: 0) }),
+            let month = monthBytes.firstIndex(where: { matches($0, at: 8) }),
+            let day = digits(5, 2), let year = digits(12, 4), let h = digits(17, 2), let mi = digits(20, 2),
+            let s = digits(23, 2), (1...31).contains(day), h <= 23, mi <= 59, s <= 60
+        else { return nil }
+        return Double(daysFromCivil(year: year, month: month + 1, day: day) * 86_400 + h * 3600 + mi * 60 + s)
+    }
 
     private static func monthIndex(_ s: some StringProtocol) -> Int? {
         months.firstIndex(of: String(s)).map { $0 + 1 }

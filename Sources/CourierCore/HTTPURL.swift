@@ -124,37 +124,40 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func parse(_ input: Substring) -> HTTPURL? {
+        // Searched byte by byte (UTF-8): every delimiter is ASCII, and a UTF-8 index is a valid String index at a
+        // scalar boundary, so no grapheme breaking is needed.
+        let bytes = input.utf8
         // No whitespace or control characters anywhere: they are how header injection starts.
-        guard !input.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
-        guard let colon = input.firstIndex(of: ":") else { return nil }
+        guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let scheme = input[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else { return nil }
-        var rest = input[input.index(after: colon)...]
-        guard rest.hasPrefix("//") else { return nil }
-        rest = rest.dropFirst(2)
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        var rest = input[input.utf8.index(after: colon)...]
+        guard rest.utf8.starts(with: "//".utf8) else { return nil }
+        rest = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        let authorityEnd = rest.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         var pathAndQuery = rest[authorityEnd...]
         // userinfo is deprecated in http(s) URLs (RFC 9110 §4.2.4) and a classic phishing vector: refuse it.
-        guard !authority.contains("@") else { return nil }
+        guard !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
         var host: Substring
         var port: Int?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[authority.index(after: authority.startIndex)..<close]
+        if authority.utf8.first == UInt8(ascii: "[") {
+            guard let close = authority.utf8.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = authority[authority.utf8.index(after: authority.startIndex)..<close]
             // RFC 3986 IP-literal: an IPv6 address only (a bracketed name or IPv4 address is not one).
             guard IPv6Literal.isValid(host) else { return nil }
-            authority = authority[authority.index(after: close)...]
+            authority = authority[authority.utf8.index(after: close)...]
             if !authority.isEmpty {
-                guard authority.hasPrefix(":") else { return nil }
-                guard let p = parsePort(authority.dropFirst()) else { return nil }
+                guard authority.utf8.first == UInt8(ascii: ":") else { return nil }
+                guard let p = parsePort(authority[authority.utf8.index(after: authority.startIndex)...]) else { return nil }
                 port = p
             }
         } else {
-            if let colon = authority.lastIndex(of: ":") {
+            if let colon = authority.utf8.lastIndex(of: UInt8(ascii: ":")) {
                 host = authority[..<colon]
-                guard let p = parsePort(authority[authority.index(after: colon)...]) else { return nil }
+                guard let p = parsePort(authority[authority.utf8.index(after: colon)...]) else { return nil }
                 port = p
             } else {
                 host = authority
@@ -162,8 +165,8 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
             guard !host.isEmpty, host.utf8.allSatisfy(isRegNameByte) else { return nil }
         }
         var query: String?
-        if let q = pathAndQuery.firstIndex(of: "?") {
-            query = String(pathAndQuery[pathAndQuery.index(after: q)...])
+        if let q = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(pathAndQuery[pathAndQuery.utf8.index(after: q)...])
             pathAndQuery = pathAndQuery[..<q]
         }
         var url = HTTPURL(scheme: scheme, host: String(host), port: port, path: String(pathAndQuery), query: query)
@@ -172,7 +175,7 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func parsePort(_ s: Substring) -> Int? {
-        guard !s.isEmpty, s.count <= 5, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let p = Int(s),
+        guard !s.isEmpty, s.utf8.count <= 5, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let p = Int(s),
             p > 0, p <= 65535
         else { return nil }
         return p

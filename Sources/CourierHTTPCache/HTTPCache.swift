@@ -16,9 +16,19 @@ public final class HTTPCache: Sendable {
     /// A day: how long a stale response is kept by default.
     public static let defaultRetention: Duration = .seconds(86_400)
 
-    public init(store: RecordStore, retention: Duration = HTTPCache.defaultRetention) {
+    /// Recently read records, decoded, in front of the store (see ``MemoryFront``).
+    private let memory: MemoryFront
+
+    /// - Parameters:
+    ///   - store: where the responses are filed.
+    ///   - retention: how long a response is kept beyond its freshness.
+    ///   - memoryBudget: the bytes of recently used responses kept decoded in memory (8 MiB by default; 0: none).
+    ///     A memory copy is used only while the record file is still the one it was read from (its
+    ///     ``RecordFingerprint``), so processes sharing the directory never see each other's replaced responses.
+    public init(store: RecordStore, retention: Duration = HTTPCache.defaultRetention, memoryBudget: Int = 8 << 20) {
         self.store = store
         self.retention = retention
+        self.memory = MemoryFront(budget: memoryBudget)
     }
 
     /// A stored response a request may use, and how.
@@ -27,8 +37,13 @@ public final class HTTPCache: Sendable {
         public var freshness: Freshness
         /// Serve it as it is, serve it and revalidate, or revalidate first (see ``ReuseDecision``).
         public var decision: ReuseDecision
+        /// The request's fields as looked up with.
+        public var requestHeaders: HTTPHeaders
         /// The request's fields made conditional on the stored response's validators (unchanged when it has none).
-        public var conditionalHeaders: HTTPHeaders
+        /// Computed when asked: a fresh hit never needs it.
+        public var conditionalHeaders: HTTPHeaders {
+            Validators(storedHeaders: stored.headers).conditionalHeaders(requestHeaders)
+        }
         /// The record key it is filed under (to freshen it after a 304).
         public var recordKey: String
     }
@@ -43,11 +58,9 @@ public final class HTTPCache: Sendable {
         let key = HTTPCacheKey(method: method, url: url, identity: identity)
         let varyNames = try await varyNames(for: key)
         let recordKey = key.variant(varyNames: varyNames, request: requestHeaders)
-        guard let record = try await store.load(recordKey) else { return nil }
-        guard let stored = try? StoredResponse(decoding: record.data) else {
-            _ = try await store.remove([recordKey])
-            return nil
-        }
+        guard case .stored(let stored)? = try await load(recordKey, decode: { record in
+            (try? StoredResponse(decoding: record.data)).map(MemoryFront.Value.stored)
+        }) else { return nil }
         let freshness = Freshness(
             status: stored.status, headers: stored.headers, requestTime: Self.seconds(stored.requestTime),
             responseTime: Self.seconds(stored.responseTime), now: now, heuristicLifetime: heuristicLifetime
@@ -57,7 +70,7 @@ public final class HTTPCache: Sendable {
         )
         return Lookup(
             stored: stored, freshness: freshness, decision: decision,
-            conditionalHeaders: Validators(storedHeaders: stored.headers).conditionalHeaders(requestHeaders),
+            requestHeaders: requestHeaders,
             recordKey: recordKey
         )
     }
@@ -81,8 +94,10 @@ public final class HTTPCache: Sendable {
         )
         let lifetime = Freshness.lifetime(status: status, headers: headers, responseTime: responseTime, heuristicLifetime: heuristicLifetime)
         let ttl = Duration.seconds(max(lifetime, 0)) + retention
+        let variant = key.variant(varyNames: names, request: requestHeaders)
+        memory.forget([key.varyIndex, variant])
         try await store.store(Array(names.joined(separator: "\n").utf8), forKey: key.varyIndex, ttl: ttl)
-        try await store.store(stored.encoded(), forKey: key.variant(varyNames: names, request: requestHeaders), ttl: ttl)
+        try await store.store(stored.encoded(), forKey: variant, ttl: ttl)
         return verdict
     }
 
@@ -104,6 +119,7 @@ public final class HTTPCache: Sendable {
         let lifetime = Freshness.lifetime(
             status: fresh.status, headers: fresh.headers, responseTime: merged.responseTime, heuristicLifetime: heuristicLifetime
         )
+        memory.forget([lookup.recordKey])
         try await store.store(fresh.encoded(), forKey: lookup.recordKey, ttl: .seconds(max(lifetime, 0)) + retention)
         return fresh
     }
@@ -122,14 +138,42 @@ public final class HTTPCache: Sendable {
                 keys += [key.varyIndex, key.primary]
             }
         }
+        memory.forget(keys)
         if !keys.isEmpty { _ = try await store.remove(keys) }
     }
 
     /// The `Vary` field names last filed for `key` (none when there is no index).
     private func varyNames(for key: HTTPCacheKey) async throws(CacheError) -> [String] {
-        guard let index = try await store.load(key.varyIndex) else { return [] }
-        let text = String(decoding: index.data, as: UTF8.self)
-        return text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
+        let index = try await load(key.varyIndex) { record in
+            let text = String(decoding: record.data, as: UTF8.self)
+            return .varyNames(text.isEmpty ? [] : text.split(separator: "\n").map(String.init))
+        }
+        guard case .varyNames(let names)? = index else { return [] }
+        return names
+    }
+
+    /// The record under `key`, decoded: from memory while the file is still the one it was read from, else from
+    /// the store (and kept in memory). A record that does not decode is removed and reads as missing.
+    private func load(_ key: String, decode: (CacheRecord) -> MemoryFront.Value?) async throws(CacheError) -> MemoryFront.Value? {
+        if let location = memory.location(of: key),
+            let (value, touchDue) = memory.use(key, current: try store.fingerprint(at: location), now: store.options.clock.now())
+        {
+            // The store's LRU collection orders by access time: move it now and then, not on every hit.
+            if touchDue { _ = try? await store.touch(key) }
+            return value
+        }
+        guard let (record, fingerprint) = try await store.loadWithFingerprint(key) else { return nil }
+        guard let value = decode(record) else {
+            _ = try await store.remove([key])
+            return nil
+        }
+        if let fingerprint, memory.budget > 0 {
+            memory.keep(
+                key, value, record: record, location: try store.location(of: key), fingerprint: fingerprint,
+                now: store.options.clock.now()
+            )
+        }
+        return value
     }
 
     static func seconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds) / 1e9 }

@@ -22,7 +22,8 @@ struct CacheStage: Sendable {
     var streamedBodyLimit: Int { Int(min(policy.maxSize, 32 << 20)) }
 
     /// The stored response `request` may use and the state machine's view of it; nil when there is none.
-    func lookUp(method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders) async throws(CourierError)
+    /// `revalidating`: a background revalidation, which revalidates even a fresh response.
+    func lookUp(method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders, revalidating: Bool) async throws(CourierError)
         -> (HTTPCache.Lookup, LoadStateMachine.CacheFinding)?
     {
         let lookup: HTTPCache.Lookup?
@@ -42,7 +43,9 @@ struct CacheStage: Sendable {
             isFresh: lookup.freshness.isFresh,
             staleIfError: ReuseDecision.staleIfErrorAllows(freshness: lookup.freshness, request: request, response: response),
             servableOffline: ReuseDecision.offlineAllows(freshness: lookup.freshness, response: response),
-            hasValidators: !Validators(storedHeaders: lookup.stored.headers).isEmpty
+            // Only a revalidation asks; a fresh hit need not parse a Last-Modified date.
+            hasValidators: lookup.decision == .fresh && !revalidating
+                ? false : !Validators(storedHeaders: lookup.stored.headers).isEmpty
         )
         return (lookup, finding)
     }

@@ -46,10 +46,10 @@ struct RequestExecution {
     func run() async -> Result<Response, CourierError> {
         // The first hop's route, looked up once for both the coalescing decision and the load.
         let first = HTTPURL(request.url).map { ($0, service.graph.route(for: $0, method: request.method)) }
-        guard !revalidation, let key = coalescingKey(first) else { return await runAlone(first?.1) }
+        guard !revalidation, let key = coalescingKey(first) else { return await runAlone(first) }
         while true {
             if service.coalescer.lead(key) {
-                let result = await runAlone(first?.1)
+                let result = await runAlone(first)
                 service.coalescer.finish(key, with: result)
                 return result
             }
@@ -100,11 +100,11 @@ struct RequestExecution {
         return "\(request.method) " + HTTPCacheKey(method: request.method, url: url, identity: identity).primary + "\n" + fields
     }
 
-    private func runAlone(_ firstRoute: Route?) async -> Result<Response, CourierError> {
+    private func runAlone(_ first: (HTTPURL, Route)?) async -> Result<Response, CourierError> {
         var counters = Counters()
         let result: Result<Response, CourierError>
         do {
-            result = .success(try await perform(request, deadline: nil, redirectsLeft: maxRedirects, route: firstRoute, &counters))
+            result = .success(try await perform(request, deadline: nil, redirectsLeft: maxRedirects, first: first, &counters))
         } catch {
             var failure = error
             // The whole request's figures, not the last exchange's.
@@ -131,17 +131,17 @@ struct RequestExecution {
     /// is the answer.
     private var maxRedirects: Int { service.client.configuration.maxRedirects }
 
-    /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given); `route` is its route
-    /// when the caller has looked it up already.
+    /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given); `first` is its URL and
+    /// route when the caller has parsed and looked them up already.
     private func perform(
         _ request: Request, deadline fixedDeadline: ContinuousClock.Instant?, redirectsLeft: Int,
-        route knownRoute: Route? = nil, _ counters: inout Counters
+        first: (HTTPURL, Route)? = nil, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
         let clock = ContinuousClock()
-        guard let url = HTTPURL(request.url) else {
+        guard let url = first?.0 ?? HTTPURL(request.url) else {
             throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
         }
-        let route = knownRoute ?? service.graph.route(for: url, method: request.method)
+        let route = first?.1 ?? service.graph.route(for: url, method: request.method)
         if fixedDeadline == nil { trace(0, .started(method: request.method, service: route.service?.name)) }
         let retry = route.retry
         let serviceName = route.service?.name ?? ""
@@ -239,9 +239,11 @@ struct RequestExecution {
             case .revalidated: (event, cacheStatus) = (.revalidated, .revalidated)
             }
             trace(machine.attempt, .cache(event))
+            counters.status = stored.status
             let fields = stage.answerHeaders(stored)
             let body = request.method == .head ? [] : stored.body
-            let answerURL = HTTPURL(stored.url) ?? url
+            // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
+            let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
             try await deliverStored(status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL, attempt: machine.attempt)
             timeline.done = clock.now
             return Response(
@@ -274,7 +276,7 @@ struct RequestExecution {
                 guard let stage else { preconditionFailure("a lookup without a cache") }
                 var finding: LoadStateMachine.CacheFinding?
                 do {
-                    if let (lookup, judged) = try await stage.lookUp(method: request.method, url: url, headers: headers) {
+                    if let (lookup, judged) = try await stage.lookUp(method: request.method, url: url, headers: headers, revalidating: revalidation) {
                         (found, finding) = (lookup, judged)
                     }
                 } catch {

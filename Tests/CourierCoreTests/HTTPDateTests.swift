@@ -16,7 +16,14 @@ import Testing
     }
 
     /// RFC 9111 §5.3 relies on these being invalid (an `Expires` of `0` means already expired).
-    @Test(arguments: ["0", "-1", "", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Nov 1994 25:00:00 GMT", "Sun, 6 Nov 1994 08:49:37 GMT"])
+    @Test(arguments: [
+        "0", "-1", "", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Nov 1994 25:00:00 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
+        // 29 bytes, the IMF-fixdate fast path's length, each wrong in one place.
+        "Xyz, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Noo 1994 08:49:37 GMT", "Sun, 0x Nov 1994 08:49:37 GMT",
+        "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:60:37 GMT", "Sun, 06 Nov 1994 08:49:61 GMT",
+        "Sun; 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08-49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMX",
+        "Sun, 06 Nov 199a 08:49:37 GMT", "sun, 06 nov 1994 08:49:37 gmt",
+    ])
     func invalid(text: String) {
         #expect(HTTPDate.parse(text) == nil)
     }

@@ -69,7 +69,11 @@ import Testing
         let service = try Self.service(directory: dir)
         let trace = CacheTrace(service)
         let consumed = Mutex<[Int64]>([])
-        service.addConsumptionObserver { c in consumed.withLock { $0.append(c.bytesReceived) } }
+        let statuses = Mutex<[Int?]>([])
+        service.addConsumptionObserver { c in
+            consumed.withLock { $0.append(c.bytesReceived) }
+            statuses.withLock { $0.append(c.status) }
+        }
         let loader = service.makeFactory().makeLoader()
 
         let first = try await loader.load(Request(url: server.url("/catalogue")))
@@ -85,6 +89,7 @@ import Testing
         #expect(trace.all == ["miss", "stored", "hit"])
         let bytes = consumed.withLock { $0 }
         #expect(bytes.count == 2 && bytes[0] > 0 && bytes[1] == 0)
+        #expect(statuses.withLock { $0 } == [200, 200])
     }
 
     @Test func withoutExplicitFreshnessThePolicysTTLIsTheFreshness() async throws {
@@ -518,5 +523,25 @@ import Testing
         #expect(get.bodyText == "full body")
         #expect(server.requests.count == 2)
         #expect(trace.all == ["miss", "stored", "revalidating", "stored", "hit"])
+    }
+
+    /// A hit never suspends, so its request's task runs to its end inside `load` (Task.immediate) before the
+    /// loader has recorded it: the tracker must still end up empty, with one outcome per load.
+    @Test func hitsAnsweredWithoutSuspendingLeaveNoRequestTracked() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try RecordingServer { _, _ in .init(headers: [("Cache-Control", "max-age=600")], body: "same") }
+        let factory = try Self.service(directory: dir).makeFactory()
+        let loader = factory.makeLoader()
+        _ = try await loader.load(Request(url: server.url("/t")))
+        for _ in 0..<500 {
+            #expect(try await loader.load(Request(url: server.url("/t"))).cache == .hit)
+        }
+        factory.isOffline = true
+        for _ in 0..<500 {
+            await #expect(throws: CourierError.self) { try await loader.load(Request(url: server.url("/never"))) }
+        }
+        #expect(loader.activeRequests == 0)
+        #expect(server.requests.count == 1)
     }
 }
