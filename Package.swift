@@ -7,6 +7,7 @@
 //   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   façade           CourierKit
+//   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
 //   tools            courier (executable), Plugins/
 import PackageDescription
 
@@ -20,6 +21,8 @@ let package = Package(
     products: [
         .library(name: "CourierKit", targets: ["CourierKit"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
+        // swift-service-lifecycle support, a product of its own so that CourierKit does not depend on it.
+        .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
     ],
@@ -27,6 +30,10 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // `swift package generate-documentation` (DocC catalogs in Sources/*/*.docc); a plugin, linked into nothing.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: - C shims
@@ -40,14 +47,23 @@ let package = Package(
         // MARK: - Policy compiler, codec, event loop (each on its own)
         .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
-        .target(name: "CourierPosix", dependencies: ["CourierCore", "CCourierPosix"]),
+        .target(
+            name: "CourierPosix",
+            dependencies: ["CourierCore", "CCourierPosix", .product(name: "HeapModule", package: "swift-collections")]
+        ),
         .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
         .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib", "CCourierPosix"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
-        .target(name: "CourierTransport", dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"]),
+        .target(
+            name: "CourierTransport",
+            dependencies: [
+                "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
         .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
 
@@ -58,6 +74,12 @@ let package = Package(
                 "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
                 "CourierAuthorisers", "CourierCache", "CourierHTTPCache", .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+
+        // MARK: - Ecosystem adapters (separate products)
+        .target(
+            name: "CourierServiceLifecycle",
+            dependencies: ["CourierKit", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
 
         // MARK: - Tools
@@ -112,6 +134,14 @@ let package = Package(
         .testTarget(
             name: "CourierKitTests",
             dependencies: ["CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport"]
+        ),
+        .testTarget(
+            name: "CourierServiceLifecycleTests",
+            dependencies: [
+                "CourierServiceLifecycle", "CourierKit", "CourierTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "CourierCLITests",

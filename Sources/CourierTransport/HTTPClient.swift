@@ -1,6 +1,7 @@
 import CourierCore
 import CourierHTTP1
 import CourierPosix
+import Synchronization
 
 /// Courier's HTTP/1.1 client over its own non-blocking sockets.
 ///
@@ -12,21 +13,41 @@ import CourierPosix
 /// - Redirects (301/302/303/307/308) per RFC 9110, up to a limit; credentials are dropped on a cross-origin hop.
 /// - gzip and deflate decoding with a decoded-size limit; `Accept-Encoding` sent by default.
 /// - Every failure is a ``CourierError`` whose `kind` says what went wrong.
+/// - ``shutdown(gracePeriod:)`` stops it gracefully: new requests are refused, those in flight may finish within
+///   a grace period, then every connection is closed (and the loops stopped, when the client made its own).
 public final class HTTPClient: Sendable {
+    /// The settings every request of this client uses unless the request overrides them.
     public let configuration: HTTPClientConfiguration
     let pool: ConnectionPool
     let loops: EventLoopGroup
+    /// Whether the client made ``eventLoopGroup`` itself, and so stops it when it shuts down or is freed.
+    let ownsLoops: Bool
+    /// The graceful shutdown's sequencing.
+    let lifecycle = GracefulShutdown()
+    /// Requests between their start and their response head (whole bodies included for ``execute(_:)``); a
+    /// streamed body is counted by the pool, as the connection it holds.
+    let exchanges = Atomic<Int>(0)
 
-    public init(
+    /// Makes a client on `eventLoopGroup` (the process-wide shared loop by default), which it does not stop.
+    public convenience init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: Resolver = .shared
     ) {
+        self.init(configuration: configuration, loops: eventLoopGroup, owningLoops: false, resolver: resolver)
+    }
+
+    init(configuration: HTTPClientConfiguration, loops: EventLoopGroup, owningLoops: Bool, resolver: Resolver) {
         self.configuration = configuration
-        self.loops = eventLoopGroup
+        self.loops = loops
+        self.ownsLoops = owningLoops
         self.pool = ConnectionPool(
-            configuration: configuration, loops: eventLoopGroup, connector: Connector(resolver: resolver, loops: eventLoopGroup)
+            configuration: configuration, loops: loops, connector: Connector(resolver: resolver, loops: loops)
         )
+    }
+
+    deinit {
+        if ownsLoops && !lifecycle.isClosed { Self.stop(loops) }
     }
 
     /// The event loops this client's connections live on.
@@ -45,6 +66,8 @@ public final class HTTPClient: Sendable {
     /// unless ``HTTPClientConfiguration/runsRequestsOnEventLoop`` is set (see there for the measurements). A
     /// caller already on one of ``eventLoopGroup``'s loops stays there.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
+        try enter(request)
+        defer { leave() }
         guard configuration.runsRequestsOnEventLoop, loops.current == nil else { return try await collect(request) }
         return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
             try await self.collect(request)
@@ -85,7 +108,9 @@ public final class HTTPClient: Sendable {
     /// Sends a request and returns as soon as the response head arrives; the body is read from
     /// ``StreamingResponse/body`` as the caller consumes it (backpressure: nothing is read ahead).
     public func stream(_ request: HTTPRequest) async throws(CourierError) -> StreamingResponse {
-        makeStreamingResponse(try await exchangeHead(request))
+        try enter(request)
+        defer { leave() }
+        return makeStreamingResponse(try await exchangeHead(request))
     }
 
     /// A final response head (redirects followed) and the leased connection its body is to be read from.
@@ -209,13 +234,15 @@ public final class HTTPClient: Sendable {
         _ error: any Error, url: HTTPURL, deadline: MonotonicInstant, timeouts: TimeoutPolicy, metrics: RequestMetrics
     ) -> CourierError {
         var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: timeouts)
+        if pool.wasClosedByShutdown { failure = failure.cutOffByShutdown() }
         failure.bytesSent = metrics.bytesSent
         failure.bytesReceived = metrics.bytesReceived
         failure.attempts = metrics.attempts
         return failure
     }
 
-    /// Closes idle connections and fails waiting requests. Requests in flight finish.
+    /// Closes idle connections and fails waiting requests (with `shutdown`). Requests in flight finish; new
+    /// ones fail. Returns at once; ``shutdown(gracePeriod:)`` is the graceful, complete form.
     public func shutdown() {
         pool.shutdown()
     }

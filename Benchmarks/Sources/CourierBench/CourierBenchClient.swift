@@ -19,6 +19,11 @@ public struct CourierBenchClient: BenchClient {
         guard let url = HTTPURL(options.url) else { throw UsageError(message: "bad URL \(options.url)") }
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = options.concurrency
+        // COURIER_CONNECTIONS=N caps the pool below the concurrency, so requests queue for a connection (the pool's
+        // wait queue on the hot path; collections-bench, issue 11).
+        if let connections = environment("COURIER_CONNECTIONS").flatMap({ Int($0) }) {
+            configuration.maxConnectionsPerHost = connections
+        }
         configuration.maxBodyBytes = 1 << 30
         configuration.userAgent = nil
         if let ca = options.caCert {
