@@ -7,6 +7,7 @@
 //   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   façade           CourierKit
+//   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
 //   tools            courier (executable), Plugins/
 import PackageDescription
 
@@ -20,6 +21,8 @@ let package = Package(
     products: [
         .library(name: "CourierKit", targets: ["CourierKit"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
+        // swift-service-lifecycle support, a product of its own so that CourierKit does not depend on it.
+        .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
     ],
@@ -30,6 +33,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         // 1.7 carries ServiceContextModule and InMemoryTracing itself.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // `swift package generate-documentation` (DocC catalogs in Sources/*/*.docc); a plugin, linked into nothing.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: - C shims
@@ -43,7 +50,10 @@ let package = Package(
         // MARK: - Policy compiler, codec, event loop (each on its own)
         .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
-        .target(name: "CourierPosix", dependencies: ["CourierCore", "CCourierPosix"]),
+        .target(
+            name: "CourierPosix",
+            dependencies: ["CourierCore", "CCourierPosix", .product(name: "HeapModule", package: "swift-collections")]
+        ),
         .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
         .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib", "CCourierPosix"]),
@@ -55,6 +65,7 @@ let package = Package(
             dependencies: [
                 "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS",
                 .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
@@ -69,6 +80,12 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
+        ),
+
+        // MARK: - Ecosystem adapters (separate products)
+        .target(
+            name: "CourierServiceLifecycle",
+            dependencies: ["CourierKit", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
 
         // MARK: - Tools
@@ -136,6 +153,14 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierServiceLifecycleTests",
+            dependencies: [
+                "CourierServiceLifecycle", "CourierKit", "CourierTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "policy-bench", targets: ["policy-bench"]),
         .executable(name: "cache-bench", targets: ["cache-bench"]),
         .executable(name: "loader-cache-bench", targets: ["loader-cache-bench"]),
+        .executable(name: "collections-bench", targets: ["collections-bench"]),
     ],
     dependencies: [
         .package(path: courierPath),
@@ -30,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         // SQLite as a key-value table, the peer of CourierCache's record store (cache-bench). Benchmarks only.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // The hand-written Deque and TimerHeap Courier had, against swift-collections' (collections-bench).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The closed loop and its JSON line, shared by both load generators; no Foundation.
@@ -67,6 +70,13 @@ let package = Package(
             dependencies: [
                 .product(name: "CourierKit", package: courier),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "collections-bench",
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
     ]

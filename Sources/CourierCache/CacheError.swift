@@ -5,7 +5,28 @@ import CourierCore
 public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The operation that failed.
     public enum Operation: String, Hashable, Sendable {
-        case open, store, load, touch, lock, unlock, remove, size, collectGarbage = "collect-garbage", wipe, inspect
+        /// Opening the store (creating its directory).
+        case open
+        /// ``RecordStore/store(_:forKey:ttl:locked:)``.
+        case store
+        /// Loading a record.
+        case load
+        /// ``RecordStore/touch(_:)``.
+        case touch
+        /// ``RecordStore/lock(_:)``.
+        case lock
+        /// ``RecordStore/unlock(_:)``.
+        case unlock
+        /// ``RecordStore/remove(_:)``.
+        case remove
+        /// Summing record sizes (``RecordStore/totalSize()``, ``RecordStore/lockedSize()``).
+        case size
+        /// ``RecordStore/collectGarbage(verifyingPayloads:)`` (`collect-garbage` in messages).
+        case collectGarbage = "collect-garbage"
+        /// ``RecordStore/wipeLocked()`` or ``RecordStore/wipeUnlocked()``.
+        case wipe
+        /// ``RecordStore/inspect(_:)`` or ``RecordStore/inspectAll(verifyingPayloads:)``.
+        case inspect
     }
 
     /// What went wrong.
@@ -23,6 +44,7 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The payload is larger than ``RecordStoreOptions/maximumRecordBytes`` allows.
         case recordTooLarge(limit: Int)
 
+        /// The reason, in a few words.
         public var description: String {
             switch self {
             case .system(let error): return error.description
@@ -37,15 +59,19 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The key concerned, or nil for a whole-store operation.
     public var key: String?
+    /// The operation that failed.
     public var operation: Operation
+    /// Why it failed.
     public var reason: Reason
 
+    /// An error of `operation` on `key` (nil for a whole-store operation) because of `reason`.
     public init(key: String?, operation: Operation, reason: Reason) {
         self.key = key
         self.operation = operation
         self.reason = reason
     }
 
+    /// `cache OPERATION of "KEY" failed: REASON` (a long key shortened).
     public var description: String {
         let subject = key.map { " of \"\($0.count > 80 ? String($0.prefix(80)) + "…" : $0)\"" } ?? ""
         return "cache \(operation.rawValue)\(subject) failed: \(reason)"

@@ -13,6 +13,7 @@ public struct CacheRecord: Hashable, Sendable {
     /// The access time before this load moved it, nanoseconds since the Unix epoch.
     public var accessTime: Int64
 
+    /// A record with the given fields (the store makes them; for tests and tools).
     public init(key: String, data: [UInt8], ttl: Duration, lockCount: UInt32, storeTime: Int64, accessTime: Int64) {
         self.key = key
         self.data = data

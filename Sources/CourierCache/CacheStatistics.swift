@@ -10,5 +10,6 @@ public struct CacheStatistics: Hashable, Sendable {
     /// The last background garbage-collection error.
     public var lastBackgroundError: CacheError?
 
+    /// All counts zero.
     public init() {}
 }

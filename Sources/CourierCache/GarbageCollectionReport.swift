@@ -1,4 +1,4 @@
-/// What one ``RecordStore/collectGarbage()`` run removed.
+/// What one ``RecordStore/collectGarbage(verifyingPayloads:)`` run removed.
 public struct GarbageCollectionReport: Hashable, Sendable {
     /// Unlocked records past their expiry.
     public var expired = 0
@@ -11,5 +11,6 @@ public struct GarbageCollectionReport: Hashable, Sendable {
     /// The bytes of every file removed.
     public var bytesFreed: Int64 = 0
 
+    /// Nothing removed.
     public init() {}
 }

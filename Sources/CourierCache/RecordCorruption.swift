@@ -7,7 +7,7 @@ public enum RecordCorruption: Error, Hashable, Sendable, CustomStringConvertible
     case badMagic
     /// A format version this build does not read.
     case unsupportedVersion(UInt16)
-    /// The header-size field is not 64, or the key size is 0 or over ``RecordHeader/maximumKeyBytes``.
+    /// The header-size field is not 64, or the key size is 0 or over `RecordHeader.maximumKeyBytes`.
     case badHeaderSize
     /// The CRC-32 over the fixed header and the key does not match.
     case headerChecksumMismatch
@@ -19,6 +19,7 @@ public enum RecordCorruption: Error, Hashable, Sendable, CustomStringConvertible
     /// The CRC-32 over the payload does not match.
     case payloadChecksumMismatch
 
+    /// What is wrong with the record, in a few words.
     public var description: String {
         switch self {
         case .truncatedHeader: return "truncated header"

@@ -11,14 +11,20 @@ import Glibc
 /// copy with the file's current fingerprint is the file's content, whichever process wrote it.
 ///
 /// Only file systems that record birth times give one (statx(2) `STATX_BTIME`: ext4, xfs, btrfs, tmpfs on recent
-/// kernels); elsewhere ``of(path:)`` is nil, and a caller must read the file.
+/// kernels); elsewhere the fingerprint of a file (`RecordFingerprint.of(path:)`, internal) is nil, and a caller must read the file.
 public struct RecordFingerprint: Hashable, Sendable {
+    /// The file system's device number.
     public var device: UInt64
+    /// The file's inode number.
     public var inode: UInt64
+    /// The file's size in bytes.
     public var size: UInt64
+    /// The file's birth time: seconds since the Unix epoch.
     public var birthSeconds: Int64
+    /// The file's birth time: nanoseconds within the second.
     public var birthNanoseconds: UInt32
 
+    /// A fingerprint with the given fields (as `statx(2)` reports them).
     public init(device: UInt64, inode: UInt64, size: UInt64, birthSeconds: Int64, birthNanoseconds: UInt32) {
         self.device = device
         self.inode = inode

@@ -50,8 +50,12 @@ public final class RecordStore: Sendable {
     /// Stores `data` under `key`, replacing any record there. The lock count becomes 1 if `locked`, else 0 (a
     /// store resets it, as SPTPersistentCache's does); the store and access times become now.
     ///
-    /// - Parameter ttl: 0 for sliding expiry (``RecordStoreOptions/defaultExpiry`` after the last access),
-    ///   otherwise absolute expiry this long after now.
+    /// - Parameters:
+    ///   - data: the payload.
+    ///   - key: the record's key (1 byte to 64 KiB of UTF-8).
+    ///   - ttl: 0 for sliding expiry (``RecordStoreOptions/defaultExpiry`` after the last access), otherwise
+    ///     absolute expiry this long after now.
+    ///   - locked: whether the record starts locked (lock count 1).
     public func store(_ data: [UInt8], forKey key: String, ttl: Duration = .zero, locked: Bool = false) async throws(CacheError) {
         try await withoutBlockingThePool { () throws(CacheError) in try self.storeNow(data, forKey: key, ttl: ttl, locked: locked) }
     }
@@ -388,7 +392,7 @@ public final class RecordStore: Sendable {
         ))
     }
 
-    /// Runs ``collectGarbage()`` every `interval` on a plain task (no run loop) until
+    /// Runs ``collectGarbage(verifyingPayloads:)`` every `interval` on a plain task (no run loop) until
     /// ``stopCollectingGarbage()`` or the store's end. Idempotent: a running schedule is replaced. Failures are
     /// counted in ``statistics``.
     public func startCollectingGarbage(every interval: Duration) {

@@ -32,6 +32,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Kind(rawValue: "cancelled")
         /// The policy forbade the request (e.g. credentials over plain http, offline mode, an invalid request).
         public static let policy = Kind(rawValue: "policy")
+        /// The client or data-loader service was shutting down: the request was refused before it was sent, or
+        /// was still in flight when the shutdown's grace period ended.
+        public static let shutdown = Kind(rawValue: "shutdown")
 
         public var description: String { rawValue }
     }

@@ -33,6 +33,7 @@ public enum CacheEvent: Sendable, CustomStringConvertible {
         /// The factory is offline.
         case offline
 
+        /// The reason, in a few words.
         public var description: String {
             switch self {
             case .maxStale: "the request's max-stale accepts it"
@@ -43,6 +44,7 @@ public enum CacheEvent: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The event, in a few words, as trace lines print it.
     public var description: String {
         switch self {
         case .hit: "cache hit: fresh, nothing sent"

@@ -12,6 +12,7 @@ public struct Consumption: Hashable, Sendable {
     /// The request's ``Request/sourceIdentifier``.
     public var sourceIdentifier: String?
 
+    /// The traffic of one finished request.
     public init(url: String, bytesSent: Int64, bytesReceived: Int64, status: Int?, sourceIdentifier: String? = nil) {
         self.sourceIdentifier = sourceIdentifier
         self.url = url

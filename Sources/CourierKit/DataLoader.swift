@@ -22,7 +22,7 @@ public final class DataLoader: Sendable {
 
     /// Loads a request and returns its response (any status, after the route's retries).
     ///
-    /// - Throws: a ``CourierError`` when there is no response: offline (`offline`), an invalid URL (`policy`),
+    /// - Throws: a `CourierError` when there is no response: offline (`offline`), an invalid URL (`policy`),
     ///   credentials refused over plain http (`policy`), an authoriser failing or timing out (`authorisation`,
     ///   `timeout`), transport failures after the retries (`resolve`, `connect`, `timeout`, `protocol`, …) and
     ///   cancellation (`cancelled`, at once).

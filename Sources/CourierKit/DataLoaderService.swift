@@ -30,7 +30,9 @@ public final class DataLoaderService: Sendable {
     public let fallbackCooldown: Duration
 
     let client: HTTPClient
-    private let ownsClient: Bool
+    let ownsClient: Bool
+    /// The loads in flight, for a graceful shutdown (``shutdown(gracePeriod:)``).
+    let loads = InFlightLoads()
     let environment: [String: String]
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
@@ -59,8 +61,9 @@ public final class DataLoaderService: Sendable {
     ///   - registry: the authoriser plugins (the built-in ones by default); a policy's `plugin:` names one.
     ///   - environment: where `${env:…}` secrets come from (the process's environment by default); a factory
     ///     may add its own.
-    ///   - client: the transport; by default the service makes its own and shuts it down when freed (a client
-    ///     passed in stays the caller's to shut down).
+    ///   - client: the transport; by default the service makes its own, on an event loop of its own, and shuts
+    ///     both down in ``shutdown(gracePeriod:)`` or when freed (a client passed in stays the caller's to shut
+    ///     down).
     ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
     ///   - cacheDirectory: where the HTTP cache keeps its records (created if missing; its parent must exist); nil (the default): no
     ///     HTTP cache. Services whose policy has `cache:` are cached (RFC 9111, a private cache; docs/cache.md);
@@ -92,7 +95,7 @@ public final class DataLoaderService: Sendable {
         self.userAgent = userAgent
         self.registry = registry
         self.environment = environment
-        self.client = client ?? HTTPClient(backgroundLogger: logger, metricsFactory: metricsFactory)
+        self.client = client ?? DataLoaderService.makeOwnClient(logger: logger, metricsFactory: metricsFactory)
         self.ownsClient = client == nil
         self.fallbackCooldown = fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))

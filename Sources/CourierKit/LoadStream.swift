@@ -15,11 +15,13 @@ import CourierCore
 /// }
 /// ```
 ///
-/// Failures are thrown as ``CourierError``. Cancelling the iterating task, the ``handle``, or the loader
+/// Failures are thrown as `CourierError`. Cancelling the iterating task, the ``handle``, or the loader
 /// cancels the request and ends the loop at once with a `cancelled` error; so does dropping the stream
 /// before its end.
 public final class LoadStream: AsyncSequence, Sendable {
+    /// The events of the request.
     public typealias Element = LoadEvent
+    /// What a failed request throws.
     public typealias Failure = CourierError
 
     /// Cancels the request.
@@ -50,19 +52,25 @@ public final class LoadStream: AsyncSequence, Sendable {
         }.get()
     }
 
+    /// Iterates the stream's events; made by ``LoadStream/makeAsyncIterator()``.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// The events of the request.
         public typealias Element = LoadEvent
+        /// What a failed request throws.
         public typealias Failure = CourierError
         let stream: LoadStream
 
+        /// The next event, nil after the last, or the request's failure (see ``LoadStream/next()``).
         public mutating func next() async throws(CourierError) -> LoadEvent? {
             try await stream.next()
         }
 
+        /// As ``next()``; the isolation is not needed, the stream being `Sendable`.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> LoadEvent? {
             try await stream.next()
         }
     }
 
+    /// An iterator over the request's events (one consumer at a time).
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
 }

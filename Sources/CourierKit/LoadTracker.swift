@@ -25,15 +25,19 @@ final class LoadTracker: Sendable {
         /// task that never suspended).
         var starting: Set<Int> = []
         var finishedEarly: Set<Int> = []
+        /// Requests a service's shutdown ended while they were still starting, and with which error.
+        var endedWhileStarting: [Int: CourierError] = [:]
         var closed = false
     }
 
     private let state = Mutex(State())
 
     /// Starts `execution` on a new task that hands its outcome to `deliver`; returns the request's id. When
-    /// the loader is closed the request is not started and `deliver` gets a `cancelled` error at once.
+    /// the loader is closed the request is not started and `deliver` gets a `cancelled` error at once; when the
+    /// service is shutting down, a `shutdown` error.
     func start(_ execution: RequestExecution, deliver: @escaping Deliver) -> Int {
         let url = execution.request.url
+        let loads = execution.factory.service.loads
         let (id, open) = state.withLock { s -> (Int, Bool) in
             s.next += 1
             if !s.closed { s.starting.insert(s.next) }
@@ -44,22 +48,35 @@ final class LoadTracker: Sendable {
             deliver(.failure(cancelled))
             return id
         }
+        // Counted in the service's loads before it starts; a shutdown that ends it before it is recorded below
+        // leaves the error in `endedWhileStarting`.
+        guard let ticket = loads.enter(cancel: { [self] error in self.cancel(id, with: error) }) else {
+            _ = state.withLock { $0.starting.remove(id) }
+            deliver(.failure(CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url)))
+            return id
+        }
         // Made outside the lock: an immediate task may run to its end (and call `remove`) before it returns.
         let task = Task.immediate { [self] in
             let result = await execution.run()
             deliver(result)
             self.remove(id)
+            loads.leave(ticket)
         }
-        let closedMeanwhile = state.withLock { s -> Bool in
+        let endedMeanwhile = state.withLock { s -> CourierError? in
             s.starting.remove(id)
-            if s.finishedEarly.remove(id) != nil { return false }
-            if s.closed { return true }
+            let ended = s.endedWhileStarting.removeValue(forKey: id)
+            if s.finishedEarly.remove(id) != nil { return nil }
+            if var ended {
+                if ended.url == nil { ended.url = url }
+                return ended
+            }
+            if s.closed { return cancelled }
             s.entries[id] = Entry(task: task, deliver: deliver, url: url)
-            return false
+            return nil
         }
-        if closedMeanwhile {
+        if let endedMeanwhile {
+            deliver(.failure(endedMeanwhile))
             task.cancel()
-            deliver(.failure(cancelled))
         }
         return id
     }
@@ -70,10 +87,24 @@ final class LoadTracker: Sendable {
         }
     }
 
+    /// Cancels one request.
     func cancel(_ id: Int) {
-        guard let entry = state.withLock({ $0.entries.removeValue(forKey: id) }) else { return }
+        cancel(id, with: CourierError(.cancelled, "the request was cancelled"))
+    }
+
+    /// Ends one request with `error` (its caller gets it at once, before its task is cancelled, so this error is
+    /// the outcome); one still starting ends as soon as it is recorded.
+    func cancel(_ id: Int, with error: CourierError) {
+        let entry = state.withLock { s -> Entry? in
+            if let entry = s.entries.removeValue(forKey: id) { return entry }
+            if s.starting.contains(id) { s.endedWhileStarting[id] = error }
+            return nil
+        }
+        guard let entry else { return }
+        var error = error
+        if error.url == nil { error.url = entry.url }
+        entry.deliver(.failure(error))
         entry.task.cancel()
-        entry.deliver(.failure(CourierError(.cancelled, "the request was cancelled", url: entry.url)))
     }
 
     /// Cancels every request in flight; with `close`, later requests are refused as cancelled too.

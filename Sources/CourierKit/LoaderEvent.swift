@@ -60,8 +60,10 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
     public var attempt: Int
     /// When it happened.
     public var at: ContinuousClock.Instant
+    /// What happened.
     public var kind: Kind
 
+    /// An event (for tests and for observers that forward events of their own).
     public init(request: UInt64, url: String, attempt: Int, at: ContinuousClock.Instant, kind: Kind) {
         self.request = request
         self.url = url

@@ -7,6 +7,7 @@ import Logging
 public struct Request: Sendable {
     /// The absolute `http` or `https` URL, as text; an invalid URL fails the load with a typed error.
     public var url: String
+    /// The request method (`GET` by default); the route's retry policy says which methods may be retried.
     public var method: HTTPMethod
     /// Header fields sent as given (the service's `User-Agent` is added unless set, and the authoriser's fields).
     public var headers: HTTPHeaders
@@ -32,6 +33,7 @@ public struct Request: Sendable {
     /// for a request, and never a header, a body or a credential (docs/observability.md).
     public var logger: Logger? = nil
 
+    /// A request for `url`; every other field defaults to "as the route says" (see each property).
     public init(
         url: String,
         method: HTTPMethod = .get,

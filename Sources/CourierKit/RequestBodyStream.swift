@@ -9,6 +9,7 @@ public struct RequestBodyStream: Sendable {
     /// Makes the body's bytes for one attempt, in chunks of any size.
     public let makeStream: @Sendable () -> AsyncThrowingStream<[UInt8], any Error>
 
+    /// A body made by `makeStream`, called once per attempt (a retried request sends the body again from its start).
     public init(_ makeStream: @escaping @Sendable () -> AsyncThrowingStream<[UInt8], any Error>) {
         self.makeStream = makeStream
     }

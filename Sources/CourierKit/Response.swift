@@ -3,10 +3,13 @@ import CourierCore
 /// What a ``DataLoader`` returns for a request that got an HTTP response. A non-2xx status is a response too
 /// (after the route's retries); only failures with no response at all are thrown.
 public struct Response: Sendable {
+    /// The HTTP status code of the final response.
     public var status: Int
     /// The status line's reason phrase as the server sent it (informative only; may be empty).
     public var reason: String = ""
+    /// The final response's header fields.
     public var headers: HTTPHeaders
+    /// The body, decoded when it was compressed (empty for a stream, whose chunks were delivered instead).
     public var body: [UInt8]
     /// The URL of the final response (after redirects).
     public var url: HTTPURL
@@ -16,6 +19,7 @@ public struct Response: Sendable {
     public var retryAfter: Duration?
     /// The connect targets tried, in order, over all attempts: `host:port` of the URL itself or of a fallback.
     public var addressesTried: [String]
+    /// When each phase of the load happened (queued, waits, first byte, end).
     public var timeline: ResponseTimeline
     /// Bytes written to the wire, headers included, summed over attempts.
     public var bytesSent: Int64

@@ -24,6 +24,7 @@ public struct ResponseTimeline: Hashable, Sendable {
     /// When the loader finished with the request.
     public var done: ContinuousClock.Instant
 
+    /// A timeline that starts when the request was queued; the loader fills in the rest as the load goes.
     public init(queued: ContinuousClock.Instant) {
         self.queued = queued
         self.done = queued

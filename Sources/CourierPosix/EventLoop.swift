@@ -192,6 +192,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             // Best effort: a kernel or sandbox that refuses the policy (EPERM) leaves the thread as it was.
             if scheduling == .batch { try? Syscall.setBatchScheduling() }
             run()
+            // The thread's id may be handed to a later thread once this one is joined: that one is not the loop.
+            threadID.store(0, ordering: .relaxed)
         }
     }
 

@@ -1,15 +1,22 @@
-/// A binary min-heap of timer deadlines with lazy cancellation.
+import HeapModule
+
+/// The event loop's timers: a min-heap of deadlines (swift-collections' `Heap`) with lazy cancellation.
 ///
-/// Cancelling a timer removes its action (so whatever the action captured is released at once) and leaves
-/// the 16-byte heap entry behind; stale entries are skipped when they surface and the heap is rebuilt when
-/// they outnumber live timers.
+/// `Heap` has no removal of an arbitrary element, so cancelling a timer removes its action (whatever the action
+/// captured is released at once) and leaves the 16-byte heap entry behind; stale entries are skipped when they
+/// surface and the heap is rebuilt when they outnumber live timers. Timers due at the same instant fire in the
+/// order they were scheduled (the id breaks the tie).
 struct TimerHeap<Action> {
-    private struct Entry {
+    private struct Entry: Comparable {
         var deadline: UInt64
         var id: UInt64
+
+        static func < (a: Entry, b: Entry) -> Bool {
+            a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
+        }
     }
 
-    private var heap: [Entry] = []
+    private var heap = Heap<Entry>()
     private var actions: [UInt64: Action] = [:]
     private var nextID: UInt64 = 1
 
@@ -21,8 +28,7 @@ struct TimerHeap<Action> {
         let id = nextID
         nextID += 1
         actions[id] = action
-        heap.append(Entry(deadline: deadline.nanoseconds, id: id))
-        siftUp(heap.count - 1)
+        heap.insert(Entry(deadline: deadline.nanoseconds, id: id))
         return id
     }
 
@@ -30,72 +36,27 @@ struct TimerHeap<Action> {
     @discardableResult
     mutating func cancel(_ id: UInt64) -> Bool {
         guard actions.removeValue(forKey: id) != nil else { return false }
-        if heap.count > 64 && heap.count > 2 * actions.count { compact() }
+        if heap.count > 64 && heap.count > 2 * actions.count { heap.removeAll { actions[$0.id] == nil } }
         return true
     }
 
     /// The earliest deadline of a live timer.
     mutating func earliestDeadline() -> MonotonicInstant? {
-        dropStaleTop()
-        return heap.first.map { MonotonicInstant(nanoseconds: $0.deadline) }
+        while let top = heap.min, actions[top.id] == nil { _ = heap.popMin() }
+        return heap.min.map { MonotonicInstant(nanoseconds: $0.deadline) }
     }
 
     /// Removes and returns the actions of every live timer due at `now`, earliest first.
     mutating func popExpired(now: MonotonicInstant, into expired: inout [Action]) {
-        while let top = heap.first, top.deadline <= now.nanoseconds {
-            removeTop()
+        while let top = heap.min, top.deadline <= now.nanoseconds {
+            _ = heap.popMin()
             if let action = actions.removeValue(forKey: top.id) { expired.append(action) }
         }
     }
 
     /// Removes every timer.
     mutating func removeAll() {
-        heap.removeAll()
+        heap = Heap()
         actions.removeAll()
-    }
-
-    private mutating func dropStaleTop() {
-        while let top = heap.first, actions[top.id] == nil { removeTop() }
-    }
-
-    private mutating func compact() {
-        heap.removeAll { actions[$0.id] == nil }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-    }
-
-    private mutating func removeTop() {
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            siftDown(0)
-        }
-    }
-
-    private func less(_ a: Int, _ b: Int) -> Bool {
-        heap[a].deadline < heap[b].deadline || (heap[a].deadline == heap[b].deadline && heap[a].id < heap[b].id)
-    }
-
-    private mutating func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard less(child, parent) else { return }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count && less(left, smallest) { smallest = left }
-            if right < heap.count && less(right, smallest) { smallest = right }
-            if smallest == parent { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }

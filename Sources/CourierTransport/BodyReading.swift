@@ -162,6 +162,7 @@ struct BodyReading: Sendable {
             pool.release(connection, reusable: false)
         }
         var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: nil)
+        if pool.wasClosedByShutdown { failure = failure.cutOffByShutdown() }
         failure.bytesSent = metrics.bytesSent
         failure.bytesReceived = metrics.bytesReceived
         outcome = .failed(failure)

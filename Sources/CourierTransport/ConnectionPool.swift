@@ -32,6 +32,8 @@ final class ConnectionPool: Sendable {
         var idleTimers: [ConnectionID: (loop: EventLoop, timer: TimerID)] = [:]
         var nextRequestID: RequestID = 1
         var isShutDown = false
+        /// Called once when no key is busy any more (a graceful shutdown waits for it).
+        var onQuiet: (@Sendable () -> Void)?
     }
 
     /// A deferred effect, performed after the lock is released.
@@ -41,9 +43,12 @@ final class ConnectionPool: Sendable {
         case close(HTTP1Connection)
         case armIdleTimer(ConnectionID, at: MonotonicInstant)
         case cancelTimer(EventLoop, TimerID)
+        case quiet(@Sendable () -> Void)
     }
 
     private let state = Mutex(State())
+    /// Set by ``closeAll()``: requests still running were cut off by a shutdown, and fail with `shutdown`.
+    private let closedByShutdown = Atomic<Bool>(false)
     private let configuration: HTTPClientConfiguration
     private let loops: EventLoopGroup
     let connector: Connector
@@ -153,7 +158,9 @@ final class ConnectionPool: Sendable {
             let effects = state.withLock { s -> [Effect] in
                 guard s.machines[key] != nil else { return [] }
                 let (action, empty) = Self.modify(&s.machines[key]!) { $0.cancelRequest(request) }
-                return translate(action, key: key, machineIsEmpty: empty, in: &s)
+                var out = translate(action, key: key, machineIsEmpty: empty, in: &s)
+                if s.onQuiet != nil { quietCheck(&s, into: &out) }
+                return out
             }
             perform(effects)
         }
@@ -166,7 +173,9 @@ final class ConnectionPool: Sendable {
             let (action, empty) = Self.modify(&s.machines[connection.key]!) {
                 $0.connectionReleased(connection.id, reusable: reusable)
             }
-            return translate(action, key: connection.key, machineIsEmpty: empty, in: &s)
+            var out = translate(action, key: connection.key, machineIsEmpty: empty, in: &s)
+            if s.onQuiet != nil { quietCheck(&s, into: &out) }
+            return out
         }
         perform(effects)
     }
@@ -200,13 +209,55 @@ final class ConnectionPool: Sendable {
             for key in Array(s.machines.keys) {
                 let (close, fail) = s.machines[key]!.shutdown()
                 for id in close { forget(id, in: &s, into: &out) }
-                for r in fail { out.append(.resume(r, .failure(CourierError(.cancelled, "the client was shut down")))) }
+                for r in fail { out.append(.resume(r, .failure(CourierError(.shutdown, "the client was shut down")))) }
             }
             recordGauges(s)
             return out
         }
         perform(effects)
     }
+
+    /// Calls `callback` once no request holds or waits for a connection and none is being made: at once when
+    /// that is so already. One callback at a time (a later one replaces an earlier one not yet called).
+    func notifyWhenQuiet(_ callback: @escaping @Sendable () -> Void) {
+        let quietNow = state.withLock { s -> Bool in
+            if s.machines.values.contains(where: \.isBusy) {
+                s.onQuiet = callback
+                return false
+            }
+            return true
+        }
+        if quietNow { callback() }
+    }
+
+    /// The quiet callback, if one is waiting and no key is busy any more (under the lock, after an event that
+    /// may have freed the last connection); the hot paths call it only when a callback is waiting.
+    private func quietCheck(_ s: inout State, into out: inout [Effect]) {
+        guard let callback = s.onQuiet, !s.machines.values.contains(where: \.isBusy) else { return }
+        s.onQuiet = nil
+        out.append(.quiet(callback))
+    }
+
+    /// Ends everything (the end of a graceful shutdown's grace period, or a shutdown without one): like
+    /// ``shutdown()``, and every connection in use is closed too, so the requests on them fail at once; they,
+    /// and any request that still reaches the pool, fail with `shutdown`.
+    func closeAll() {
+        closedByShutdown.store(true, ordering: .sequentiallyConsistent)
+        shutdown()
+        let effects = state.withLock { s -> [Effect] in
+            var out: [Effect] = []
+            for id in Array(s.connections.keys) { forget(id, in: &s, into: &out) }
+            if let callback = s.onQuiet {
+                s.onQuiet = nil
+                out.append(.quiet(callback))
+            }
+            return out
+        }
+        perform(effects)
+    }
+
+    /// Whether ``closeAll()`` has cut off the requests still running.
+    var wasClosedByShutdown: Bool { closedByShutdown.load(ordering: .sequentiallyConsistent) }
 
     /// Open connections (for tests and metrics).
     var openConnectionCount: Int { state.withLock { $0.connections.count } }
@@ -297,6 +348,8 @@ final class ConnectionPool: Sendable {
                 armIdleTimer(id, at: deadline)
             case .cancelTimer(let loop, let timer):
                 _ = loop.cancelTimer(timer)
+            case .quiet(let callback):
+                callback()
             }
         }
     }
@@ -378,6 +431,7 @@ final class ConnectionPool: Sendable {
                 (action, empty) = Self.modify(&s.machines[key]!) { $0.connectionFailed(id) }
             }
             var out = translate(action, key: key, machineIsEmpty: empty, in: &s)
+            if s.onQuiet != nil { quietCheck(&s, into: &out) }
             // A failed connect fails the request it answered for with the real error.
             if case .failure(let error) = result {
                 out = out.map {

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Decides, for one pool key (scheme, host, port and TLS settings), which request gets which connection.
 ///
 /// Pure: events in, actions out; the pool owner opens and closes sockets, arms timers and resumes callers.
@@ -82,6 +84,9 @@ public struct ConnectionPoolStateMachine: Sendable {
     public var waitingCount: Int { waiters.count }
     /// Whether the key has nothing left: the owner may drop it.
     public var isEmpty: Bool { connectionCount == 0 && waiters.isEmpty }
+    /// Whether a request holds or waits for a connection, or a connection is being made (idle ones do not count):
+    /// what a graceful shutdown waits for.
+    public var isBusy: Bool { !leased.isEmpty || !connecting.isEmpty || !waiters.isEmpty }
 
     // MARK: - Events
 
@@ -153,7 +158,8 @@ public struct ConnectionPoolStateMachine: Sendable {
     /// A waiting request was cancelled. If it was still waiting it leaves the queue and is resumed with its
     /// cancellation; a request that already holds a connection is not affected here (it releases it).
     public mutating func cancelRequest(_ request: RequestID) -> Action {
-        guard waiters.remove(request) else { return Action() }
+        guard let index = waiters.firstIndex(of: request) else { return Action() }
+        waiters.remove(at: index)
         return Action(.cancelled(request))
     }
 

@@ -85,3 +85,16 @@ extension HTTP1ConnectionStateMachine.FailureCause {
         }
     }
 }
+
+extension CourierError {
+    /// The error of a request cut off by a shutdown (its connection was closed under it), keeping this one as the
+    /// cause and its wire counts: it is not a failure of the server's, and no retry policy covers it.
+    func cutOffByShutdown() -> CourierError {
+        guard kind != .shutdown else { return self }
+        var error = CourierError(.shutdown, "the client shut down before the request finished", url: url, cause: self)
+        error.bytesSent = bytesSent
+        error.bytesReceived = bytesReceived
+        error.attempts = attempts
+        return error
+    }
+}

@@ -3,6 +3,7 @@ import CourierCore
 import CourierHTTP1
 import CourierPosix
 import Logging
+import Synchronization
 
 /// Courier's HTTP/1.1 client over its own non-blocking sockets.
 ///
@@ -14,10 +15,20 @@ import Logging
 /// - Redirects (301/302/303/307/308) per RFC 9110, up to a limit; credentials are dropped on a cross-origin hop.
 /// - gzip and deflate decoding with a decoded-size limit; `Accept-Encoding` sent by default.
 /// - Every failure is a ``CourierError`` whose `kind` says what went wrong.
+/// - ``shutdown(gracePeriod:)`` stops it gracefully: new requests are refused, those in flight may finish within
+///   a grace period, then every connection is closed (and the loops stopped, when the client made its own).
 public final class HTTPClient: Sendable {
+    /// The settings every request of this client uses unless the request overrides them.
     public let configuration: HTTPClientConfiguration
     let pool: ConnectionPool
     let loops: EventLoopGroup
+    /// Whether the client made ``eventLoopGroup`` itself, and so stops it when it shuts down or is freed.
+    let ownsLoops: Bool
+    /// The graceful shutdown's sequencing.
+    let lifecycle = GracefulShutdown()
+    /// Requests between their start and their response head (whole bodies included for ``execute(_:)``); a
+    /// streamed body is counted by the pool, as the connection it holds.
+    let exchanges = Atomic<Int>(0)
 
     /// Makes a client.
     ///
@@ -31,19 +42,34 @@ public final class HTTPClient: Sendable {
     ///   - metricsFactory: where the connection gauges (`courier_connections`, docs/observability.md) go; by
     ///     default swift-metrics' no-op factory, which costs nothing. Not the global `MetricsSystem`'s unless
     ///     passed.
-    public init(
+    public convenience init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
         eventLoopGroup: EventLoopGroup = .shared,
         resolver: Resolver = .shared,
         backgroundLogger: Logger = HTTPClient.loggingDisabled,
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
+        self.init(
+            configuration: configuration, loops: eventLoopGroup, owningLoops: false, resolver: resolver,
+            backgroundLogger: backgroundLogger, metricsFactory: metricsFactory
+        )
+    }
+
+    init(
+        configuration: HTTPClientConfiguration, loops: EventLoopGroup, owningLoops: Bool, resolver: Resolver,
+        backgroundLogger: Logger, metricsFactory: any MetricsFactory
+    ) {
         self.configuration = configuration
-        self.loops = eventLoopGroup
+        self.loops = loops
+        self.ownsLoops = owningLoops
         self.pool = ConnectionPool(
-            configuration: configuration, loops: eventLoopGroup, connector: Connector(resolver: resolver, loops: eventLoopGroup),
+            configuration: configuration, loops: loops, connector: Connector(resolver: resolver, loops: loops),
             logger: backgroundLogger, gauges: ConnectionGauges(factory: metricsFactory)
         )
+    }
+
+    deinit {
+        if ownsLoops && !lifecycle.isClosed { Self.stop(loops) }
     }
 
     /// The event loops this client's connections live on.
@@ -62,6 +88,8 @@ public final class HTTPClient: Sendable {
     /// unless ``HTTPClientConfiguration/runsRequestsOnEventLoop`` is set (see there for the measurements). A
     /// caller already on one of ``eventLoopGroup``'s loops stays there.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
+        try enter(request)
+        defer { leave() }
         guard configuration.runsRequestsOnEventLoop, loops.current == nil else { return try await collect(request) }
         return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
             try await self.collect(request)
@@ -102,7 +130,9 @@ public final class HTTPClient: Sendable {
     /// Sends a request and returns as soon as the response head arrives; the body is read from
     /// ``StreamingResponse/body`` as the caller consumes it (backpressure: nothing is read ahead).
     public func stream(_ request: HTTPRequest) async throws(CourierError) -> StreamingResponse {
-        makeStreamingResponse(try await exchangeHead(request))
+        try enter(request)
+        defer { leave() }
+        return makeStreamingResponse(try await exchangeHead(request))
     }
 
     /// A final response head (redirects followed) and the leased connection its body is to be read from.
@@ -226,13 +256,15 @@ public final class HTTPClient: Sendable {
         _ error: any Error, url: HTTPURL, deadline: MonotonicInstant, timeouts: TimeoutPolicy, metrics: RequestMetrics
     ) -> CourierError {
         var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: timeouts)
+        if pool.wasClosedByShutdown { failure = failure.cutOffByShutdown() }
         failure.bytesSent = metrics.bytesSent
         failure.bytesReceived = metrics.bytesReceived
         failure.attempts = metrics.attempts
         return failure
     }
 
-    /// Closes idle connections and fails waiting requests. Requests in flight finish.
+    /// Closes idle connections and fails waiting requests (with `shutdown`). Requests in flight finish; new
+    /// ones fail. Returns at once; ``shutdown(gracePeriod:)`` is the graceful, complete form.
     public func shutdown() {
         pool.shutdown()
     }

@@ -27,6 +27,11 @@ public struct CourierBenchClient: BenchClient {
     static func configuration(_ options: BenchOptions) -> HTTPClientConfiguration {
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = options.concurrency
+        // COURIER_CONNECTIONS=N caps the pool below the concurrency, so requests queue for a connection (the pool's
+        // wait queue on the hot path; collections-bench, issue 11).
+        if let connections = environment("COURIER_CONNECTIONS").flatMap({ Int($0) }) {
+            configuration.maxConnectionsPerHost = connections
+        }
         configuration.maxBodyBytes = 1 << 30
         configuration.userAgent = nil
         if let ca = options.caCert {

@@ -24,7 +24,7 @@ enum FetchExitCode {
         case .protocol: return 56
         case .tooManyRedirects: return 47
         case .bodyTooLarge: return 63  // CURLE_FILESIZE_EXCEEDED
-        case .cancelled: return 42  // CURLE_ABORTED_BY_CALLBACK
+        case .cancelled, .shutdown: return 42  // CURLE_ABORTED_BY_CALLBACK
         case .authorisation: return 67  // CURLE_LOGIN_DENIED: the authoriser could not get credentials (--policy)
         case .policy: return 2
         case .offline: return offline
