@@ -34,7 +34,7 @@ extension HTTPClient {
     /// 2. Requests in flight (streamed bodies included) may finish until `gracePeriod` has passed.
     /// 3. Then every connection is closed: a request still running fails with `shutdown` (exactly once, as any
     ///    failure), and waiting ones too.
-    /// 4. When the client made its own loops (``init(configuration:eventLoopThreads:resolver:)``), their threads
+    /// 4. When the client made its own loops (``init(configuration:eventLoopThreads:resolver:backgroundLogger:metricsFactory:)``), their threads
     ///    are stopped and joined; a shared group (``EventLoopGroup/shared``, or one passed in) is left running.
     ///
     /// Calling it again, or from several tasks at once, is safe: every call returns when the first one's close is
