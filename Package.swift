@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // 1.7 carries ServiceContextModule and InMemoryTracing itself.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation` (DocC catalogs in Sources/*/*.docc); a plugin, linked into nothing.
@@ -61,6 +64,7 @@ let package = Package(
             name: "CourierTransport",
             dependencies: [
                 "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS",
+                .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -73,6 +77,8 @@ let package = Package(
             dependencies: [
                 "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
                 "CourierAuthorisers", "CourierCache", "CourierHTTPCache", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
 
@@ -104,7 +110,10 @@ let package = Package(
 
         // MARK: - Tests
         // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
-        .target(name: "CourierTestSupport", path: "Tests/CourierTestSupport"),
+        .target(
+            name: "CourierTestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/CourierTestSupport"
+        ),
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
         .testTarget(
             name: "CourierPolicyTests",
@@ -125,7 +134,11 @@ let package = Package(
         .testTarget(name: "CourierHTTPCacheTests", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache"]),
         .testTarget(
             name: "CourierTransportTests",
-            dependencies: ["CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport"]
+            dependencies: [
+                "CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(
             name: "CourierAuthorisersTests",
@@ -133,7 +146,14 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierKitTests",
-            dependencies: ["CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport"]
+            dependencies: [
+                "CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .testTarget(
             name: "CourierServiceLifecycleTests",

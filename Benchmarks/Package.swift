@@ -25,6 +25,9 @@ let package = Package(
     dependencies: [
         .package(path: courierPath),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         // SQLite as a key-value table, the peer of CourierCache's record store (cache-bench). Benchmarks only.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -34,7 +37,18 @@ let package = Package(
     targets: [
         // The closed loop and its JSON line, shared by both load generators; no Foundation.
         .target(name: "BenchSupport"),
-        .target(name: "CourierBench", dependencies: ["BenchSupport", .product(name: "CourierKit", package: courier)]),
+        .target(
+            name: "CourierBench",
+            dependencies: [
+                "BenchSupport", .product(name: "CourierKit", package: courier),
+                // The in-memory backends of `courier-load --client loader` with COURIER_INSTRUMENTS=memory.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         .executableTarget(
             name: "http-bench",
             dependencies: [

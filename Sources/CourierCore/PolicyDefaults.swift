@@ -4,6 +4,9 @@ public struct PolicyDefaults: Hashable, Sendable {
     public var timeouts: TimeoutPolicy
     public var retry: RetryPolicy
     public var rateLimit: RateLimitPolicy
+    /// The `propagate-trace-context` services start from (true unless `defaults:` says otherwise). Hosts no
+    /// service claims never receive trace context, whatever this says: they are not known to the policy.
+    public var propagatesTraceContext: Bool
     /// Where each value came from (same key paths as ``ServicePolicy/origins``).
     public var origins: [String: SourceLocation]
 
@@ -11,11 +14,13 @@ public struct PolicyDefaults: Hashable, Sendable {
         timeouts: TimeoutPolicy = .builtIn,
         retry: RetryPolicy = .builtIn,
         rateLimit: RateLimitPolicy = .unlimited,
+        propagatesTraceContext: Bool = true,
         origins: [String: SourceLocation] = [:]
     ) {
         self.timeouts = timeouts
         self.retry = retry
         self.rateLimit = rateLimit
+        self.propagatesTraceContext = propagatesTraceContext
         self.origins = origins
     }
 

@@ -41,6 +41,9 @@ public struct Route: Sendable {
     public var authoriser: AuthoriserInstance? { entry.authoriser }
     public var tls: TLSPolicy { entry.tls }
     public var cache: CachePolicy? { entry.cache }
+    /// Whether the request may carry the caller's trace context: the service's `propagate-trace-context`, and
+    /// never for a host no service claims.
+    public var propagatesTraceContext: Bool { entry.propagatesTraceContext }
 }
 
 /// The parts of a route that depend only on the service (or on the defaults), computed once per graph and laid
@@ -52,6 +55,7 @@ final class RouteEntry: Sendable {
     let authoriser: AuthoriserInstance?
     let tls: TLSPolicy
     let cache: CachePolicy?
+    let propagatesTraceContext: Bool
     let perEndpoint: RateLimit?
     /// Endpoint overrides, deepest first (the longest matching prefix wins); prefixes are usually short enough
     /// to be stored inline in the string, so comparing them touches no other memory.
@@ -68,6 +72,7 @@ final class RouteEntry: Sendable {
         self.authoriser = authoriser
         self.tls = service.tls
         self.cache = service.cache
+        self.propagatesTraceContext = service.propagatesTraceContext
         self.perEndpoint = service.rateLimit.perEndpoint
         self.endpoints = RouteEntry.sortedEndpoints(service.rateLimit.endpoints)
         self.fallbacks = service.fallbacks
@@ -82,6 +87,7 @@ final class RouteEntry: Sendable {
         self.authoriser = nil
         self.tls = .builtIn
         self.cache = nil
+        self.propagatesTraceContext = false
         self.perEndpoint = defaults.rateLimit.perEndpoint
         self.endpoints = RouteEntry.sortedEndpoints(defaults.rateLimit.endpoints)
         self.fallbacks = [:]

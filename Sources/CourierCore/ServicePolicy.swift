@@ -18,6 +18,9 @@ public struct ServicePolicy: Hashable, Sendable {
     public var tls: TLSPolicy
     /// nil: responses are not cached.
     public var cache: CachePolicy?
+    /// Whether requests to the service carry the caller's trace context (W3C `traceparent`/`tracestate`, through
+    /// the tracer's injector): `propagate-trace-context`, true unless the policy says otherwise.
+    public var propagatesTraceContext: Bool
     /// Where the service is declared.
     public var definedAt: SourceLocation
     /// Where each effective value came from, keyed by its dotted key path in the language
@@ -36,6 +39,7 @@ public struct ServicePolicy: Hashable, Sendable {
         fallbacks: [String: [HostAddress]] = [:],
         tls: TLSPolicy = .builtIn,
         cache: CachePolicy? = nil,
+        propagatesTraceContext: Bool = true,
         definedAt: SourceLocation,
         origins: [String: SourceLocation] = [:]
     ) {
@@ -49,6 +53,7 @@ public struct ServicePolicy: Hashable, Sendable {
         self.fallbacks = fallbacks
         self.tls = tls
         self.cache = cache
+        self.propagatesTraceContext = propagatesTraceContext
         self.definedAt = definedAt
         self.origins = origins
     }

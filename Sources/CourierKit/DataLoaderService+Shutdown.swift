@@ -1,5 +1,7 @@
+import CoreMetrics
 import CourierCore
 import CourierTransport
+import Logging
 
 extension DataLoaderService {
     /// The grace period ``shutdown(gracePeriod:)`` gives loads in flight unless told otherwise: 10 seconds, long
@@ -34,8 +36,10 @@ extension DataLoaderService {
     public var isShutDown: Bool { loads.lifecycle.isClosed }
 
     /// The transport a service makes for itself: on an event loop of its own, so that shutting the service down
-    /// stops a thread that nothing else uses (the process-wide shared loop when one cannot be started).
-    static func makeOwnClient() -> HTTPClient {
-        (try? HTTPClient(eventLoopThreads: 1)) ?? HTTPClient()
+    /// stops a thread that nothing else uses (the process-wide shared loop when one cannot be started), with the
+    /// service's logger as its background logger and its metrics factory for the connection gauges.
+    static func makeOwnClient(logger: Logger, metricsFactory: any MetricsFactory) -> HTTPClient {
+        (try? HTTPClient(eventLoopThreads: 1, backgroundLogger: logger, metricsFactory: metricsFactory))
+            ?? HTTPClient(backgroundLogger: logger, metricsFactory: metricsFactory)
     }
 }

@@ -1,10 +1,13 @@
+import CoreMetrics
 import CourierAuthorisers
 import CourierCache
 import CourierCore
 import CourierHTTPCache
 import CourierPolicy
 import CourierTransport
+import Logging
 import Synchronization
+import Tracing
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -43,6 +46,7 @@ public final class DataLoaderService: Sendable {
     /// when the request carries no credentials of a factory's user).
     let coalescer = RequestCoalescer()
     private let origin = ContinuousClock.now
+    private let instruments: LoaderInstruments
     /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
     /// trace of each load that would have used it).
     let httpCache: Result<HTTPCache, CourierError>?
@@ -66,6 +70,14 @@ public final class DataLoaderService: Sendable {
     ///     the directory's size cap is the sum of their `max-size`s.
     ///   - cachingUnclaimedHosts: the cache rules for hosts no service claims; nil (the default): they are not
     ///     cached.
+    ///   - logger: where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its
+    ///     own ``Request/logger``; also the background logger of the client the service makes. Nowhere by default.
+    ///   - metricsFactory: where the request, retry, wait, byte and connection metrics go; swift-metrics' no-op
+    ///     factory by default, which costs nothing.
+    ///   - tracer: makes a span per load and per attempt, and injects the trace context into requests the policy
+    ///     allows (`propagate-trace-context`); the no-op tracer by default. The parent is the caller's task-local
+    ///     `InstrumentationContext`. Courier never bootstraps the global logging, metrics or instrumentation
+    ///     systems: what they would give is passed here (docs/observability.md).
     public init(
         graph: PolicyGraph,
         userAgent: String,
@@ -74,17 +86,21 @@ public final class DataLoaderService: Sendable {
         client: HTTPClient? = nil,
         fallbackCooldown: Duration = .seconds(30),
         cacheDirectory: String? = nil,
-        cachingUnclaimedHosts: CachePolicy? = nil
+        cachingUnclaimedHosts: CachePolicy? = nil,
+        logger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        tracer: any Tracer = NoOpTracer()
     ) {
         self.current = Mutex(graph)
         self.userAgent = userAgent
         self.registry = registry
         self.environment = environment
-        self.client = client ?? DataLoaderService.makeOwnClient()
+        self.client = client ?? DataLoaderService.makeOwnClient(logger: logger, metricsFactory: metricsFactory)
         self.ownsClient = client == nil
         self.fallbackCooldown = fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }
+        self.instruments = LoaderInstruments(logger: logger, metricsFactory: metricsFactory, tracer: tracer)
         self.unclaimedCache = cachingUnclaimedHosts
         self.httpCache = cacheDirectory.map { directory in
             let caps = graph.services.compactMap(\.cache?.maxSize) + [cachingUnclaimedHosts?.maxSize].compactMap { $0 }
@@ -116,7 +132,10 @@ public final class DataLoaderService: Sendable {
         client: HTTPClient? = nil,
         fallbackCooldown: Duration = .seconds(30),
         cacheDirectory: String? = nil,
-        cachingUnclaimedHosts: CachePolicy? = nil
+        cachingUnclaimedHosts: CachePolicy? = nil,
+        logger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        tracer: any Tracer = NoOpTracer()
     ) throws(PolicyLoadError) {
         let compilation = PolicyCompiler(registry: registry).compile(file: path)
         guard !compilation.hasErrors, let graph = compilation.graph else {
@@ -124,7 +143,8 @@ public final class DataLoaderService: Sendable {
         }
         self.init(
             graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
-            fallbackCooldown: fallbackCooldown, cacheDirectory: cacheDirectory, cachingUnclaimedHosts: cachingUnclaimedHosts
+            fallbackCooldown: fallbackCooldown, cacheDirectory: cacheDirectory, cachingUnclaimedHosts: cachingUnclaimedHosts,
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer
         )
     }
 
@@ -173,10 +193,14 @@ public final class DataLoaderService: Sendable {
 
     // MARK: - For the loaders
 
-    /// A tracer for a new request: its service-wide number and the trace observers registered now.
-    func makeTracer(url: String) -> LoaderTracer {
+    /// A tracer for a new request: its service-wide number, the trace observers registered now, and its
+    /// instrumentation (called on the task that asked for the load, whose trace context is the span's parent).
+    func makeTracer(for request: Request) -> LoaderTracer {
         let number = requestCount.add(1, ordering: .relaxed).newValue
-        return LoaderTracer(request: number, url: url, observers: tracers.withLock { $0 })
+        return LoaderTracer(
+            request: number, url: request.url, observers: tracers.withLock { $0 },
+            instrumentation: instruments.begin(request: number, url: request.url, method: request.method, logger: request.logger)
+        )
     }
 
     func report(_ consumption: Consumption) {

@@ -1,21 +1,50 @@
 import CourierCore
 
-/// Sends one request's ``LoaderEvent``s to the trace observers that were registered when it started; costs
-/// nothing when there are none.
+/// Sends one request's ``LoaderEvent``s to the trace observers that were registered when it started, and to the
+/// request's ``RequestInstrumentation`` (logs, metrics, spans) when the service has one; costs nothing when there
+/// are neither.
 struct LoaderTracer: Sendable {
     let request: UInt64
     let url: String
     private let observers: [@Sendable (LoaderEvent) -> Void]
+    private let instrumentation: RequestInstrumentation?
 
-    init(request: UInt64, url: String, observers: [@Sendable (LoaderEvent) -> Void]) {
+    init(
+        request: UInt64, url: String, observers: [@Sendable (LoaderEvent) -> Void],
+        instrumentation: RequestInstrumentation? = nil
+    ) {
         self.request = request
         self.url = url
         self.observers = observers
+        self.instrumentation = instrumentation
     }
 
     func callAsFunction(_ attempt: Int, _ kind: @autoclosure () -> LoaderEvent.Kind) {
-        guard !observers.isEmpty else { return }
+        guard !observers.isEmpty || instrumentation != nil else { return }
         let event = LoaderEvent(request: request, url: url, attempt: attempt, at: .now, kind: kind())
         for observer in observers { observer(event) }
+        instrumentation?.handle(event)
+    }
+
+    /// The request starts on `route` (its first hop's), for `url` (its URL, parsed).
+    func started(_ method: HTTPMethod, _ route: Route, _ url: HTTPURL) {
+        instrumentation?.routed(route, url: url)
+        self(0, .started(method: method, service: route.service?.name))
+    }
+
+    /// The header fields of an attempt about to go to `url` on `route`, with the trace context where the route
+    /// allows it (``Route/propagatesTraceContext``).
+    func outgoing(_ headers: HTTPHeaders, url: HTTPURL, route: Route) -> HTTPHeaders {
+        instrumentation?.outgoing(headers, url: url, route: route) ?? headers
+    }
+
+    /// The current attempt failed without a response, or its streamed body broke off.
+    func attemptFailed(_ error: CourierError) {
+        instrumentation?.attemptFailed(error)
+    }
+
+    /// The request's result and wire figures, just before its `finished` event.
+    func completed(_ result: Result<Response, CourierError>, bytesSent: Int64, bytesReceived: Int64) {
+        instrumentation?.completed(result, bytesSent: bytesSent, bytesReceived: bytesReceived)
     }
 }

@@ -1,4 +1,5 @@
 import CourierCore
+import Logging
 
 /// One request a ``DataLoader`` loads. Everything about how it is sent (rate limit, retries, fallbacks,
 /// authoriser, timeouts) comes from the policy route of its URL; the fields here only override the route where
@@ -27,6 +28,10 @@ public struct Request: Sendable {
     /// Which part of the app made the request (a feature or screen name), passed to the consumption observers
     /// so traffic can be accounted per feature.
     public var sourceIdentifier: String?
+    /// Where this request's log lines go instead of the service's logger (AsyncHTTPClient's per-request logger),
+    /// e.g. a server's request logger with its request id in the metadata. Courier logs nothing above `debug`
+    /// for a request, and never a header, a body or a credential (docs/observability.md).
+    public var logger: Logger? = nil
 
     /// A request for `url`; every other field defaults to "as the route says" (see each property).
     public init(

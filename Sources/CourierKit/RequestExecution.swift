@@ -29,7 +29,7 @@ struct RequestExecution {
         self.queued = queued
         self.events = events
         self.revalidation = revalidation
-        self.trace = factory.service.makeTracer(url: request.url)
+        self.trace = factory.service.makeTracer(for: request)
     }
 
     private var service: DataLoaderService { factory.service }
@@ -113,6 +113,7 @@ struct RequestExecution {
             failure.bytesReceived = counters.received
             result = .failure(failure)
         }
+        trace.completed(result, bytesSent: counters.sent, bytesReceived: counters.received)
         switch result {
         case .success(let response): trace(counters.attempt, .finished(status: response.status, error: nil))
         case .failure(let error): trace(counters.attempt, .finished(status: nil, error: error))
@@ -142,7 +143,7 @@ struct RequestExecution {
             throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
         }
         let route = first?.1 ?? service.graph.route(for: url, method: request.method)
-        if fixedDeadline == nil { trace(0, .started(method: request.method, service: route.service?.name)) }
+        if fixedDeadline == nil { trace.started(request.method, route, url) }
         let retry = route.retry
         let serviceName = route.service?.name ?? ""
         let deadline = fixedDeadline ?? queued + (request.timeout ?? route.timeouts.total)
@@ -210,6 +211,7 @@ struct RequestExecution {
 
         /// A failed attempt (or a streamed body that broke off): its bytes counted, the machine told.
         func attemptFailed(_ error: CourierError) -> [LoadStateMachine.Action] {
+            trace.attemptFailed(error)
             counters.sent += error.bytesSent
             counters.received += error.bytesReceived
             failure = error
@@ -531,7 +533,7 @@ struct RequestExecution {
                 body = request.body.map { .bytes($0) } ?? .none
             }
             let httpRequest = HTTPRequest(
-                method: request.method, url: url, headers: headers, body: body,
+                method: request.method, url: url, headers: trace.outgoing(headers, url: url, route: route), body: body,
                 // Redirects are the loader's to follow (below), hop by hop through the policy: never the client's.
                 timeouts: timeouts, maxRedirects: 0, connectTo: target, userAgent: service.userAgent,
                 tls: route.service == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls)

@@ -1,10 +1,14 @@
 import CourierCore
 import CourierHTTP1
 import CourierPosix
+import Logging
 import Synchronization
 
 /// Owns the connections of an ``HTTPClient``: one ``ConnectionPoolStateMachine`` per pool key, run under a lock,
 /// with the machines' actions performed outside it (connect, close, arm idle timers, resume waiting requests).
+///
+/// Connection events (connect, reuse, idle close, stale detection) go to the background logger at `trace`
+/// level; the connection gauges, when there are any, are recorded under the lock after each change.
 final class ConnectionPool: Sendable {
     typealias RequestID = ConnectionPoolStateMachine.RequestID
     typealias ConnectionID = ConnectionPoolStateMachine.ConnectionID
@@ -48,11 +52,23 @@ final class ConnectionPool: Sendable {
     private let configuration: HTTPClientConfiguration
     private let loops: EventLoopGroup
     let connector: Connector
+    private let logger: Logger
+    private let gauges: ConnectionGauges?
 
-    init(configuration: HTTPClientConfiguration, loops: EventLoopGroup, connector: Connector) {
+    init(
+        configuration: HTTPClientConfiguration, loops: EventLoopGroup, connector: Connector, logger: Logger = HTTPClient.loggingDisabled,
+        gauges: ConnectionGauges? = nil
+    ) {
         self.configuration = configuration
         self.loops = loops
         self.connector = connector
+        self.logger = logger
+        self.gauges = gauges
+    }
+
+    /// Records the connection gauges (under the lock, so that they reach the backend in order).
+    private func recordGauges(_ s: borrowing State) {
+        gauges?.record(open: s.connections.count, idle: s.parked.count)
     }
 
     /// Runs `body` under the lock for the hot paths (lease and release), trying it a few times before waiting:
@@ -84,6 +100,9 @@ final class ConnectionPool: Sendable {
             // Fast path: an idle connection was leased to us at once.
             let stream = connection.stream
             if !stream.isQuietSinceLastRead() && (stream.isClosedByPeer() || stream.hasPendingInput()) {
+                logger.trace(
+                    "idle connection was closed by the server (stale): closing it", metadata: Self.metadata(connection)
+                )
                 let more = state.withLock { s -> [Effect] in
                     let (action, empty) = Self.modify(&s.machines[key]!) {
                         $0.leasedConnectionWasStale(connection.id, request: request)
@@ -96,6 +115,7 @@ final class ConnectionPool: Sendable {
                 // The request is queued again (or was handed another idle connection): wait below.
                 return try await wait(for: request, key: key)
             }
+            logger.trace("reusing an idle connection", metadata: Self.metadata(connection))
             return connection
         }
     }
@@ -117,6 +137,7 @@ final class ConnectionPool: Sendable {
         if case .lease(let id, _) = action.request, case .none = action.connection, let connection = s.connections[id] {
             // The common case, without building an effect list.
             s.parked[id] = nil
+            recordGauges(s)
             return .leased(connection)
         }
         if case .lease = action.request {} else { s.connectDeadlines[key] = connectDeadline }
@@ -162,6 +183,10 @@ final class ConnectionPool: Sendable {
     /// Closes every idle connection of `key` (after a kept-alive connection turned out to be closed by the
     /// server, the others parked at the same time usually are too).
     func closeIdle(_ key: PoolKey) {
+        logger.trace(
+            "a reused connection had been closed by the server: closing the other idle ones",
+            metadata: ["courier.pool": "\(key)"]
+        )
         let effects = state.withLock { s -> [Effect] in
             guard s.machines[key] != nil else { return [] }
             var out: [Effect] = []
@@ -186,6 +211,7 @@ final class ConnectionPool: Sendable {
                 for id in close { forget(id, in: &s, into: &out) }
                 for r in fail { out.append(.resume(r, .failure(CourierError(.shutdown, "the client was shut down")))) }
             }
+            recordGauges(s)
             return out
         }
         perform(effects)
@@ -293,6 +319,7 @@ final class ConnectionPool: Sendable {
             out.append(.connect(new, key, s.connectDeadlines[key] ?? .now() + configuration.timeouts.connect))
         }
         if machineIsEmpty { s.machines[key] = nil }
+        recordGauges(s)
         return out
     }
 
@@ -356,10 +383,21 @@ final class ConnectionPool: Sendable {
             let (action, empty) = Self.modify(&s.machines[connection.key]!) {
                 $0.idleTimeout(id, generation: parked.generation)
             }
+            logger.trace("closing a connection idle for the idle timeout", metadata: Self.metadata(connection))
             return translate(action, key: connection.key, machineIsEmpty: empty, in: &s)
         }
         perform(effects)
         if let rearm { armIdleTimer(id, at: rearm) }
+    }
+
+    /// The metadata of a connection's log lines: its pool key (origin and connect address) and id.
+    private static func metadata(_ connection: HTTP1Connection) -> Logger.Metadata {
+        ["courier.pool": "\(connection.key)", "courier.connection": "\(connection.id)"]
+    }
+
+    /// A failure's kind for a log line (never its message, which may name a file or an address).
+    private static func errorType(_ error: any Error) -> String {
+        (error as? CourierError).map { "\($0.kind)" } ?? "\(type(of: error))"
     }
 
     private func connect(_ id: ConnectionID, key: PoolKey, deadline: MonotonicInstant) async {
@@ -370,8 +408,12 @@ final class ConnectionPool: Sendable {
                 id: id, key: key, stream: stream, limits: configuration.parserLimits, readSize: configuration.readSize
             )
             connection.setup = (dns: setup.dns, connect: setup.connect, tls: setup.tls)
+            logger.trace("connected", metadata: Self.metadata(connection).merging([
+                "courier.dns": "\(setup.dns)", "courier.connect": "\(setup.connect)", "courier.tls": "\(setup.tls ?? .zero)",
+            ]) { $1 })
             result = .success(connection)
         } catch {
+            logger.trace("connect failed", metadata: ["courier.pool": "\(key)", "error.type": "\(ConnectionPool.errorType(error))"])
             result = .failure(error)
         }
         let effects = state.withLock { s -> [Effect] in

@@ -1,5 +1,7 @@
+import CoreMetrics
 import CourierCore
 import CourierPosix
+import Logging
 import Synchronization
 
 extension HTTPClient {
@@ -7,12 +9,18 @@ extension HTTPClient {
     /// down (``shutdown(gracePeriod:)``) or is freed.
     ///
     /// - Throws: ``SystemCallError`` when a loop's epoll, eventfd or thread cannot be created.
+    ///
+    /// `backgroundLogger` and `metricsFactory` are as for ``init(configuration:eventLoopGroup:resolver:backgroundLogger:metricsFactory:)``.
     public convenience init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(), eventLoopThreads: Int,
-        resolver: Resolver = .shared
+        resolver: Resolver = .shared, backgroundLogger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     ) throws(SystemCallError) {
         let loops = try EventLoopGroup(threads: eventLoopThreads, namePrefix: "courier-client")
-        self.init(configuration: configuration, loops: loops, owningLoops: true, resolver: resolver)
+        self.init(
+            configuration: configuration, loops: loops, owningLoops: true, resolver: resolver,
+            backgroundLogger: backgroundLogger, metricsFactory: metricsFactory
+        )
     }
 
     /// The grace period ``shutdown(gracePeriod:)`` gives requests in flight unless told otherwise: 10 seconds,
@@ -26,7 +34,7 @@ extension HTTPClient {
     /// 2. Requests in flight (streamed bodies included) may finish until `gracePeriod` has passed.
     /// 3. Then every connection is closed: a request still running fails with `shutdown` (exactly once, as any
     ///    failure), and waiting ones too.
-    /// 4. When the client made its own loops (``init(configuration:eventLoopThreads:resolver:)``), their threads
+    /// 4. When the client made its own loops (``init(configuration:eventLoopThreads:resolver:backgroundLogger:metricsFactory:)``), their threads
     ///    are stopped and joined; a shared group (``EventLoopGroup/shared``, or one passed in) is left running.
     ///
     /// Calling it again, or from several tasks at once, is safe: every call returns when the first one's close is

@@ -1,6 +1,8 @@
+import CoreMetrics
 import CourierCore
 import CourierHTTP1
 import CourierPosix
+import Logging
 import Synchronization
 
 /// Courier's HTTP/1.1 client over its own non-blocking sockets.
@@ -28,21 +30,41 @@ public final class HTTPClient: Sendable {
     /// streamed body is counted by the pool, as the connection it holds.
     let exchanges = Atomic<Int>(0)
 
-    /// Makes a client on `eventLoopGroup` (the process-wide shared loop by default), which it does not stop.
+    /// Makes a client.
+    ///
+    /// - Parameters:
+    ///   - configuration: how requests behave unless they say otherwise.
+    ///   - eventLoopGroup: the loops the connections live on.
+    ///   - resolver: how host names are resolved.
+    ///   - backgroundLogger: where the pool's connection events go, at `trace` level (connect, reuse, idle close,
+    ///     stale detection), with no request's data in them; by default nowhere. Courier never bootstraps
+    ///     swift-log's `LoggingSystem`.
+    ///   - metricsFactory: where the connection gauges (`courier_connections`, docs/observability.md) go; by
+    ///     default swift-metrics' no-op factory, which costs nothing. Not the global `MetricsSystem`'s unless
+    ///     passed.
     public convenience init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
         eventLoopGroup: EventLoopGroup = .shared,
-        resolver: Resolver = .shared
+        resolver: Resolver = .shared,
+        backgroundLogger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
-        self.init(configuration: configuration, loops: eventLoopGroup, owningLoops: false, resolver: resolver)
+        self.init(
+            configuration: configuration, loops: eventLoopGroup, owningLoops: false, resolver: resolver,
+            backgroundLogger: backgroundLogger, metricsFactory: metricsFactory
+        )
     }
 
-    init(configuration: HTTPClientConfiguration, loops: EventLoopGroup, owningLoops: Bool, resolver: Resolver) {
+    init(
+        configuration: HTTPClientConfiguration, loops: EventLoopGroup, owningLoops: Bool, resolver: Resolver,
+        backgroundLogger: Logger, metricsFactory: any MetricsFactory
+    ) {
         self.configuration = configuration
         self.loops = loops
         self.ownsLoops = owningLoops
         self.pool = ConnectionPool(
-            configuration: configuration, loops: loops, connector: Connector(resolver: resolver, loops: loops)
+            configuration: configuration, loops: loops, connector: Connector(resolver: resolver, loops: loops),
+            logger: backgroundLogger, gauges: ConnectionGauges(factory: metricsFactory)
         )
     }
 

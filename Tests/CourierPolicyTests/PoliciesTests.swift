@@ -74,6 +74,7 @@ import Testing
             budget: { ratio: 0.5, min-per-second: 1 }
             idempotency-key: X-Idempotency-Key
           rate-limit: { requests-per-second: 3, burst: 4, endpoints: { /a: { requests-per-second: 1, burst: 1 } } }
+          propagate-trace-context: false
         authorisers:
           auth:
             plugin: api-key
@@ -90,6 +91,7 @@ import Testing
             timeouts: { total: 2m }
             fallbacks: { svc.example.com: [backup.example.com] }
             cache: { ttl: 1m, max-size: 1MiB }
+            propagate-trace-context: true
           secure:
             hosts: [secure.example.com]
             tls:

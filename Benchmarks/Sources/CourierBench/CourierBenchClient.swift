@@ -17,6 +17,14 @@ public struct CourierBenchClient: BenchClient {
 
     public init(options: BenchOptions) throws {
         guard let url = HTTPURL(options.url) else { throw UsageError(message: "bad URL \(options.url)") }
+        client = HTTPClient(configuration: Self.configuration(options), eventLoopGroup: try Self.eventLoopGroup())
+        var headers = HTTPHeaders()
+        if options.newConnection { headers.add(name: "Connection", value: "close") }
+        request = HTTPRequest(url: url, headers: headers, decompress: false)
+    }
+
+    /// The transport's configuration for `options` (also ``CourierLoaderBenchClient``'s).
+    static func configuration(_ options: BenchOptions) -> HTTPClientConfiguration {
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = options.concurrency
         // COURIER_CONNECTIONS=N caps the pool below the concurrency, so requests queue for a connection (the pool's
@@ -32,21 +40,18 @@ public struct CourierBenchClient: BenchClient {
         }
         // COURIER_PIN=1 runs each request with an event loop as its executor (see HTTPClientConfiguration).
         configuration.runsRequestsOnEventLoop = environment("COURIER_PIN") == "1"
+        return configuration
+    }
+
+    private static func eventLoopGroup() throws -> EventLoopGroup {
         // COURIER_LOOPS=N runs N loops of the client's own; COURIER_LOOP_SCHEDULING=batch gives them SCHED_BATCH
         // instead of the default policy (see EventLoopThreadScheduling), for A/B runs.
-        let group: EventLoopGroup
         let scheduling: EventLoopThreadScheduling = environment("COURIER_LOOP_SCHEDULING") == "batch" ? .batch : .normal
         if let loops = environment("COURIER_LOOPS").flatMap({ Int($0) }) {
-            group = try EventLoopGroup(threads: loops, scheduling: scheduling)
-        } else if scheduling == .batch {
-            group = try EventLoopGroup(threads: 1, namePrefix: "courier-batch", scheduling: .batch)
-        } else {
-            group = .shared
+            return try EventLoopGroup(threads: loops, scheduling: scheduling)
         }
-        client = HTTPClient(configuration: configuration, eventLoopGroup: group)
-        var headers = HTTPHeaders()
-        if options.newConnection { headers.add(name: "Connection", value: "close") }
-        request = HTTPRequest(url: url, headers: headers, decompress: false)
+        if scheduling == .batch { return try EventLoopGroup(threads: 1, namePrefix: "courier-batch", scheduling: .batch) }
+        return .shared
     }
 
     /// With `COURIER_CALLER_ON_LOOP=1` the workers run on the client's event loops (`HTTPClient.eventLoopGroup`),

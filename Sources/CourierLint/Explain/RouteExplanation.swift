@@ -162,6 +162,10 @@ public struct RouteExplanation: Hashable, Sendable {
             } else {
                 add("cache", "off")
             }
+            add("propagate-trace-context", String(route.propagatesTraceContext))
+        } else {
+            // Whatever `defaults:` says: a host no service claims is unknown to the policy.
+            add("propagate-trace-context", "false (the host is not claimed by a service)", .builtInDefault)
         }
         self.values = values
         worstCase = RouteWorstCase(retry: r, method: method, timeouts: t, rateLimit: route.rateLimit)

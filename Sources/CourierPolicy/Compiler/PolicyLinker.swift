@@ -41,6 +41,7 @@ struct PolicyLinker {
             timeouts: PolicyLinker.timeouts(defaultsLayer),
             retry: PolicyLinker.retry(defaultsLayer),
             rateLimit: PolicyLinker.rateLimit(defaultsLayer),
+            propagatesTraceContext: defaultsLayer.bool("propagate-trace-context") ?? true,
             origins: PolicyLinker.origins(defaultsLayer))
         checkRetry(merged: defaultsLayer, own: defaultsLayer, retry: defaults.retry, timeouts: defaults.timeouts, owner: "the defaults", anchor: fallbackLocation)
 
@@ -327,6 +328,6 @@ struct PolicyLinker {
         return ServicePolicy(
             name: parsed.name, hosts: parsed.hosts.map(\.pattern), scheme: scheme, authoriser: l.string("authoriser"),
             rateLimit: rateLimit(l), retry: retry(l), timeouts: timeouts(l), fallbacks: fallbacks, tls: tls, cache: cache,
-            definedAt: parsed.location, origins: origins(l))
+            propagatesTraceContext: l.bool("propagate-trace-context") ?? true, definedAt: parsed.location, origins: origins(l))
     }
 }

@@ -81,6 +81,8 @@ extension PolicyFileParser {
                 }
             case "tls": parseTLS(value, into: &layer)
             case "cache": parseCache(value, into: &layer)
+            case "propagate-trace-context":
+                if let b = boolean(value, key: key) { layer.set(key, .bool(b), at: at) }
             default: unhandled(key, keyNode)
             }
         }

@@ -106,6 +106,7 @@ enum PolicyLanguage {
         Key("timeouts", .mapping(timeouts), "Default timeouts."),
         Key("retry", .mapping(retry), "Default retry curve."),
         Key("rate-limit", .mappingOrOff(rateLimit), "Default rate limit per endpoint key; `off` = unlimited."),
+        Key("propagate-trace-context", .boolean, "What services start from for `propagate-trace-context` (hosts no service claims never receive trace context).", default: "true"),
     ])
 
     static let tls = Table(name: "tls", keys: [
@@ -129,6 +130,7 @@ enum PolicyLanguage {
         Key("fallbacks", .dictionary(keyShape: .hostPattern, value: .list(.hostAddress)), "Per exact host, addresses tried in order when it is unreachable."),
         Key("tls", .mapping(tls), "TLS rules."),
         Key("cache", .mappingOrOff(cache), "Response caching; absent or `off` = not cached."),
+        Key("propagate-trace-context", .boolean, "Whether requests carry the caller's trace context (W3C traceparent/tracestate).", default: "true"),
     ], required: ["hosts"])
 
     static let authoriser = Table(name: "an authoriser", keys: [

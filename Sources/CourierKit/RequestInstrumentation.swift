@@ -1,0 +1,361 @@
+import CourierCore
+import Logging
+import Synchronization
+import Tracing
+
+/// One request's log lines, metrics and spans, all derived from the ``LoaderEvent``s its ``LoaderTracer`` reports
+/// (and, at the end, the request's wire figures): the loader itself makes no logging, metrics or tracing call.
+///
+/// - Logs: `trace` for progress (start, connect target, response head), `debug` for the loader's decisions
+///   (rate-limit wait, Retry-After, fallback, refresh, retry, give-up) and the end. Never a header, a body or a
+///   credential: URLs go through ``TelemetryURL``, and failures are named by their kind, not their message
+///   (which may quote the URL as given).
+/// - Metrics: the ``LoaderMetrics`` names.
+/// - Spans: a client span for the load (named after the method) with a child client span per attempt, after the
+///   OpenTelemetry HTTP client conventions; rate-limit waits, back-off, Retry-After, fallbacks and refreshes are
+///   events on the load span. The attempt span's context is what is injected into the request, where the route
+///   allows it.
+///
+/// Events of one request arrive in order from one task; the lock only makes the type `Sendable`.
+final class RequestInstrumentation: Sendable {
+    private let number: UInt64
+    private let url: String
+    /// `url.full` for the URL as given (before any authoriser), computed once when a span or a log line needs it.
+    private let plainFullURL: String
+    private let method: HTTPMethod
+    private let metrics: LoaderMetrics?
+    private let tracer: (any Tracer)?
+    private let state: Mutex<State>
+
+    /// An attempt's outcome: a status code or a failure's kind.
+    private enum Outcome: CustomStringConvertible {
+        case status(Int)
+        case failure(CourierError.Kind)
+
+        var description: String {
+            switch self {
+            case .status(let code): "\(code)"
+            case .failure(let kind): "\(kind)"
+            }
+        }
+    }
+
+    private struct State {
+        var service = LoaderInstruments.unclaimed
+        var endpoint = LoaderInstruments.unclaimed
+        /// nil when the logger's level is above `debug`.
+        var logger: Logger?
+        var load: (any Span)?
+        /// Whether the load span has its URL attributes (set when the request is routed, or at its end).
+        var described = false
+        var attempt: (any Span)?
+        /// The first hop's URL, as the loader parsed it (nil until routed).
+        var original: HTTPURL?
+        /// The last attempt's outcome (the reason a retry is counted under), kept unformatted: most requests
+        /// never need it as text.
+        var outcome: Outcome?
+        /// Requests sent so far (attempts, fallback targets and redirect hops alike): OpenTelemetry's resends.
+        var sends = 0
+        /// Query item names an authoriser added or changed (lower-cased): redacted from every `url.full`.
+        var secretNames: Set<String> = []
+        var started: ContinuousClock.Instant = .now
+        var firstByte: Duration?
+        var bytesSent: Int64 = 0
+        var bytesReceived: Int64 = 0
+    }
+
+    init(
+        number: UInt64, url: String, method: HTTPMethod, logger: Logger?, metrics: LoaderMetrics?, tracer: (any Tracer)?,
+        parent: InstrumentationContext?
+    ) {
+        self.number = number
+        self.url = url
+        self.plainFullURL = tracer != nil || logger != nil ? TelemetryURL.full(url) : ""
+        self.method = method
+        self.metrics = metrics
+        self.tracer = tracer
+        var initial = State()
+        if var logger {
+            logger[metadataKey: "courier.request"] = "\(number)"
+            initial.logger = logger
+        }
+        if let tracer, let parent {
+            // Its attributes come with the route, in one update.
+            initial.load = tracer.startSpan(method.rawValue, context: parent, ofKind: .client)
+        }
+        state = Mutex(initial)
+    }
+
+    // MARK: - Fed by LoaderTracer
+
+    /// The request's (first hop's) route and parsed URL: the service and endpoint key its metrics and log lines
+    /// are under.
+    func routed(_ route: Route, url parsed: HTTPURL) {
+        state.withLock { s in
+            s.original = parsed
+            if let service = route.service {
+                s.service = service.name
+                s.endpoint = route.endpointKey.description
+                s.logger?[metadataKey: "courier.service"] = "\(s.service)"
+                s.logger?[metadataKey: "courier.endpoint"] = "\(s.endpoint)"
+            }
+            guard let load = s.load else { return }
+            var attributes = describe(parsed, extra: 2)
+            if route.service != nil {
+                attributes["courier.service"] = .string(s.service)
+                attributes["courier.endpoint"] = .string(s.endpoint)
+            }
+            load.attributes = SpanAttributes(attributes)
+            s.described = true
+        }
+    }
+
+    /// The header fields of the attempt about to be sent to `url` (the authorised URL): the attempt span's trace
+    /// context is added when `route` allows it.
+    func outgoing(_ headers: HTTPHeaders, url sent: HTTPURL, route: Route) -> HTTPHeaders {
+        state.withLock { s in
+            if route.authoriser != nil {
+                s.secretNames.formUnion(TelemetryURL.addedNames(sent: sent.query, original: s.original?.query))
+            }
+            guard let attempt = s.attempt else { return headers }
+            // The attempt span starts with the URL as given: only a URL the authoriser changed (or a hop's) differs.
+            if sent != s.original {
+                attempt.updateAttributes { [secretNames = s.secretNames] attributes in
+                    attributes["url.full"] = TelemetryURL.full(sent.description, redacting: secretNames)
+                    attributes["server.address"] = sent.host
+                    attributes["server.port"] = sent.port
+                }
+            }
+            guard route.propagatesTraceContext, let tracer else { return headers }
+            var injected = headers
+            tracer.inject(attempt.context, into: &injected, using: HTTPHeadersInjector())
+            return injected
+        }
+    }
+
+    /// An attempt failed without a response (or its streamed body broke off).
+    func attemptFailed(_ error: CourierError) {
+        state.withLock { s in
+            s.outcome = .failure(error.kind)
+            if let attempt = s.attempt { Self.fail(attempt, type: "\(error.kind)") }
+        }
+    }
+
+    /// The request's end: its response's time to first byte, and the bytes of every attempt.
+    func completed(_ result: Result<Response, CourierError>, bytesSent: Int64, bytesReceived: Int64) {
+        state.withLock { s in
+            s.firstByte = try? result.get().timeline.firstByte
+            s.bytesSent = bytesSent
+            s.bytesReceived = bytesReceived
+        }
+    }
+
+    func handle(_ event: LoaderEvent) {
+        state.withLock { s in handle(event, &s) }
+    }
+
+    // MARK: - Deriving
+
+    private func handle(_ event: LoaderEvent, _ s: inout State) {
+        switch event.kind {
+        case .started:
+            s.started = event.at
+            log(s, .trace, "load started", event, ["url.full": "\(plainFullURL)", "http.request.method": "\(method)"])
+
+        case .rateLimited(_, let wait):
+            log(s, .debug, event.summary, event, ["courier.wait": "\(wait)"])
+            metrics?.time(LoaderMetrics.rateLimitWait, Self.route(s), wait)
+            s.load?.addEvent(SpanEvent(name: "rate-limit-wait", attributes: ["courier.wait_ms": Self.milliseconds(wait)]))
+
+        case .authorising, .coalesced:
+            log(s, .trace, event.summary, event)
+            if case .coalesced = event.kind, let load = s.load {
+                // A follower is never routed: it describes its span itself.
+                var attributes = describe(HTTPURL(url), extra: 4)
+                attributes["courier.coalesced"] = .bool(true)
+                load.attributes = SpanAttributes(attributes)
+                s.described = true
+            }
+
+        case .connecting(let target, let fallback):
+            endAttempt(&s)
+            log(s, fallback ? .debug : .trace, event.summary, event, ["courier.target": "\(target)"])
+            if fallback {
+                metrics?.count(LoaderMetrics.fallbacks, Self.route(s))
+                s.load?.addEvent(SpanEvent(name: "fallback", attributes: ["courier.target": .string(target)]))
+            }
+            startAttempt(event.attempt, target: target, fallback: fallback, &s)
+
+        case .coolingDown(let target):
+            log(s, .debug, event.summary, event, ["courier.target": "\(target)"])
+
+        case .unreachable(let target, let error):
+            log(s, .debug, "\(target) is unreachable (\(error.kind))", event, ["courier.target": "\(target)", "error.type": "\(error.kind)"])
+            s.outcome = .failure(error.kind)
+            if let attempt = s.attempt { Self.fail(attempt, type: "\(error.kind)") }
+            endAttempt(&s)
+
+        case .response(let status):
+            log(s, .trace, event.summary, event, ["http.response.status_code": "\(status)"])
+            s.outcome = .status(status)
+            s.attempt?.attributes["http.response.status_code"] = status
+            if status >= 400, let attempt = s.attempt { Self.fail(attempt, type: "\(status)") }
+
+        case .retryAfter(let requested, let applied, _):
+            log(s, .debug, event.summary, event, ["courier.wait": "\(applied)"])
+            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, Self.route(s)) }
+            s.load?.addEvent(SpanEvent(name: "retry-after", attributes: [
+                "courier.requested_ms": Self.milliseconds(requested), "courier.applied_ms": Self.milliseconds(applied),
+            ]))
+
+        case .refreshing(let authoriser, let role):
+            endAttempt(&s)
+            log(s, .debug, event.summary, event, ["courier.authoriser": "\(authoriser)"])
+            let roleName = Self.name(role)
+            metrics?.count(LoaderMetrics.tokenRefreshes, [("service", s.service), ("authoriser", authoriser), ("role", roleName)])
+            s.load?.addEvent(SpanEvent(name: "credentials-refresh", attributes: ["courier.authoriser": .string(authoriser), "courier.role": .string(roleName)]))
+
+        case .retrying(_, let delay):
+            endAttempt(&s)
+            let reason = s.outcome.map(\.description) ?? "other"
+            log(s, .debug, "retrying in \(LoaderEvent.short(delay)) after \(reason)", event, ["courier.delay": "\(delay)", "courier.reason": "\(reason)"])
+            metrics?.count(LoaderMetrics.retries, Self.route(s) + [("reason", reason)])
+            s.load?.addEvent(SpanEvent(name: "backoff", attributes: ["courier.delay_ms": Self.milliseconds(delay), "courier.reason": .string(reason)]))
+
+        case .givingUp(_, let why):
+            endAttempt(&s)
+            log(s, .debug, "not retrying \(s.outcome.map(\.description) ?? "the failure"): \(why)", event)
+
+        case .finished(let status, let error):
+            endAttempt(&s)
+            finish(event, status: status, error: error, &s)
+
+        case .cache(let cacheEvent):
+            if case .failed(let error) = cacheEvent {
+                log(s, .debug, "cache unavailable (\(error.kind)); going on without it", event)
+            } else {
+                log(s, .debug, event.summary, event)
+            }
+            let label: String?
+            switch cacheEvent {
+            case .hit: label = LoaderMetrics.cacheHits
+            case .stale: label = LoaderMetrics.cacheStaleHits
+            case .miss: label = LoaderMetrics.cacheMisses
+            case .revalidating: label = LoaderMetrics.cacheRevalidations
+            case .revalidated, .stored, .notStored, .invalidated, .failed: label = nil
+            }
+            if let label { metrics?.count(label, [("service", s.service)]) }
+            s.load?.addEvent(SpanEvent(name: "cache", attributes: ["courier.cache": .string(Self.name(cacheEvent))]))
+        }
+    }
+
+    private func finish(_ event: LoaderEvent, status: Int?, error: CourierError?, _ s: inout State) {
+        let statusClass = LoaderMetrics.statusClass(status)
+        log(s, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, {
+            var metadata: Logger.Metadata = ["courier.attempts": "\(event.attempt)"]
+            if let status { metadata["http.response.status_code"] = "\(status)" }
+            if let error { metadata["error.type"] = "\(error.kind)" }
+            return metadata
+        }())
+        metrics?.finished(
+            service: s.service, endpoint: s.endpoint, method: method.rawValue, statusClass: statusClass,
+            attempts: event.attempt, duration: event.at - s.started, firstByte: s.firstByte, bytesSent: s.bytesSent,
+            bytesReceived: s.bytesReceived
+        )
+        guard let load = s.load else { return }
+        if !s.described { load.attributes = SpanAttributes(describe(HTTPURL(url), extra: 4)) }
+        let errorType = error.map { "\($0.kind)" } ?? status.flatMap { $0 >= 400 ? "\($0)" : nil }
+        load.updateAttributes { [secretNames = s.secretNames, sends = s.sends] attributes in
+            if !secretNames.isEmpty { attributes["url.full"] = TelemetryURL.full(url, redacting: secretNames) }
+            if sends > 1 { attributes["http.request.resend_count"] = sends - 1 }
+            if let status { attributes["http.response.status_code"] = status }
+            if let errorType { attributes["error.type"] = errorType }
+        }
+        if errorType != nil { load.setStatus(SpanStatus(code: .error)) }
+        load.end()
+        s.load = nil
+    }
+
+    // MARK: - Helpers
+
+    private func startAttempt(_ number: Int, target: String, fallback: Bool, _ s: inout State) {
+        guard let tracer, let load = s.load else { return }
+        let span = tracer.startSpan(method.rawValue, context: load.context, ofKind: .client)
+        var attributes = describe(s.original, extra: 5)
+        s.sends += 1
+        if s.sends > 1 { attributes["http.request.resend_count"] = .int64(Int64(s.sends - 1)) }
+        attributes["courier.attempt"] = .int64(Int64(number))
+        attributes["courier.target"] = .string(target)
+        if fallback { attributes["courier.fallback"] = .bool(true) }
+        span.attributes = SpanAttributes(attributes)
+        s.attempt = span
+    }
+
+    /// The OpenTelemetry HTTP client attributes a span has from its start.
+    /// The OpenTelemetry HTTP client attributes a span starts with, in a dictionary with room for `extra` more
+    /// (set whole on a new span: one update, no regrowing).
+    private func describe(_ url: HTTPURL?, extra: Int) -> [String: SpanAttribute] {
+        var attributes = [String: SpanAttribute](minimumCapacity: 4 + extra)
+        attributes["http.request.method"] = .string(method.rawValue)
+        attributes["url.full"] = .string(plainFullURL)
+        if let url {
+            attributes["server.address"] = .string(url.host)
+            attributes["server.port"] = .int64(Int64(url.port))
+        }
+        return attributes
+    }
+
+    /// The `service` and `endpoint` dimensions.
+    private static func route(_ s: State) -> [(String, String)] {
+        [("service", s.service), ("endpoint", s.endpoint)]
+    }
+
+    private func endAttempt(_ s: inout State) {
+        s.attempt?.end()
+        s.attempt = nil
+    }
+
+    /// Marks a span failed with OpenTelemetry's `error.type` (a status code or a failure's kind).
+    private static func fail(_ span: any Span, type: String) {
+        span.attributes["error.type"] = type
+        span.setStatus(SpanStatus(code: .error))
+    }
+
+    private func log(
+        _ s: State, _ level: Logger.Level, _ message: @autoclosure () -> String, _ event: LoaderEvent,
+        _ metadata: @autoclosure () -> Logger.Metadata = [:]
+    ) {
+        guard let logger = s.logger, logger.logLevel <= level else { return }
+        var all = metadata()
+        all["courier.attempt"] = "\(event.attempt)"
+        logger.log(level: level, "\(message())", metadata: all)
+    }
+
+    /// A duration as a span attribute, in whole milliseconds.
+    private static func milliseconds(_ d: Duration) -> SpanAttribute {
+        let (seconds, attoseconds) = d.components
+        return .int64(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    private static func name(_ event: CacheEvent) -> String {
+        switch event {
+        case .hit: "hit"
+        case .miss: "miss"
+        case .revalidating: "revalidating"
+        case .revalidated: "revalidated"
+        case .stale: "stale"
+        case .stored: "stored"
+        case .notStored: "not-stored"
+        case .invalidated: "invalidated"
+        case .failed: "failed"
+        }
+    }
+
+    private static func name(_ role: LoaderEvent.RefreshRole) -> String {
+        switch role {
+        case .started: "started"
+        case .joined: "joined"
+        case .alreadyRefreshed: "already-refreshed"
+        }
+    }
+}
