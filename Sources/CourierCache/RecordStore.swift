@@ -13,6 +13,8 @@ public final class RecordStore: Sendable {
     public let options: RecordStoreOptions
     private let expiry: ExpiryRule
     private let state = Mutex(State())
+    /// The stripes' lock files, kept open (internal for the tests that hold a stripe's lock as the store does).
+    let locks: StripeLocks
 
     private struct State {
         var statistics = CacheStatistics()
@@ -22,6 +24,7 @@ public final class RecordStore: Sendable {
     /// Opens (creating if needed) the store in `options.directory`.
     public init(options: RecordStoreOptions) throws(CacheError) {
         self.options = options
+        self.locks = StripeLocks(root: options.directory)
         let components = options.defaultExpiry.components
         let expiryNanoseconds = components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         self.expiry = ExpiryRule(
@@ -30,7 +33,7 @@ public final class RecordStore: Sendable {
         )
         do {
             try RecordFile.makeDirectory(options.directory)
-            try RecordFile.makeDirectory(locksDirectory)
+            try RecordFile.makeDirectory(options.directory + "/locks")
         } catch {
             throw CacheError(key: nil, operation: .open, reason: .system(error))
         }
@@ -70,9 +73,8 @@ public final class RecordStore: Sendable {
         )
         let fault = options.writeFault?(key)
         try serialised(key, keyBytes, .store) { location throws(SystemCallError) in
-            try RecordFile.makeDirectory(location.stripeDirectory)
             try RecordFile.writeAtomically(
-                [header.encoded(), data], to: location.path, via: location.path + ".tmp",
+                header.encoded(), data, to: location.path, via: location.path + ".tmp",
                 directory: location.stripeDirectory, fsync: options.fsync, fault: fault
             )
         }
@@ -429,8 +431,6 @@ public final class RecordStore: Sendable {
         }
     }
 
-    private var locksDirectory: String { options.directory + "/locks" }
-
     private func directory(of stripe: Substring) -> String { options.directory + "/" + stripe }
 
     /// Whether `name` is `length` lowercase hex digits: a record's name (64) or a stripe's (2).
@@ -477,15 +477,10 @@ public final class RecordStore: Sendable {
         }
     }
 
-    /// Runs `body` holding `stripe`'s lock file. If the store's directory was deleted under it, it is created
-    /// again (the records in it are gone: they read as missing).
+    /// Runs `body` holding `stripe`'s lock file (see ``StripeLocks``). If the store's directory was deleted under
+    /// it, it is created again (the records in it are gone: they read as missing).
     private func withStripeLock<T>(_ stripe: Substring, _ body: () throws(SystemCallError) -> T) throws(SystemCallError) -> T {
-        let lockPath = locksDirectory + "/\(stripe).lock"
-        if !SystemCall.isRegularFile(lockPath) {
-            try RecordFile.makeDirectory(options.directory)
-            try RecordFile.makeDirectory(locksDirectory)
-        }
-        return try RecordFile.withExclusiveLock(lockPath, body)
+        try locks.withExclusiveLock(stripe, body)
     }
 
     /// The two-hex-digit stripe directories that exist.
