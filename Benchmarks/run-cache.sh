@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CourierCache's record store against SQLite (GRDB, WAL) as a key-value table, and collectGarbage() over
 # 100,000 records (see README.md, "Record store (issue 10)"). Stops by itself and removes what it wrote.
-#   Benchmarks/run-cache.sh [--records N] [--sizes 4,256] [--tasks 1,8] [--rounds N] [--gc-records N] [--no-gc]
+#   Benchmarks/run-cache.sh [--records N] [--sizes 4,256] [--tasks 1,8] [--rounds N] [--gc-records N] [--gc-threads N] [--no-gc]
 #   CACHE_BENCH_DIR=/work Benchmarks/run-cache.sh   # where the temporary directory goes (default /tmp)
 set -euo pipefail
 cd "$(dirname "$0")"

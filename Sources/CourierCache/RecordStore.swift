@@ -213,45 +213,17 @@ public final class RecordStore: Sendable {
     }
 
     private func collectGarbageNow(verifyingPayloads: Bool) throws(CacheError) -> GarbageCollectionReport {
+        let now = options.clock.now()
+        let scans = try StripeWorkers.map(try stripes(.collectGarbage), threads: options.collectionThreads) { stripe throws(CacheError) in
+            try self.collect(stripe, now: now, verifyingPayloads: verifyingPayloads)
+        }
         var report = GarbageCollectionReport()
         var candidates: [EvictionCandidate] = []
         var lockedBytes: Int64 = 0
-        let now = options.clock.now()
-        for stripe in try stripes(.collectGarbage) {
-            try withStripe(stripe, .collectGarbage) { () throws(SystemCallError) in
-                for name in try RecordFile.list(directory(of: stripe)) {
-                    let path = directory(of: stripe) + "/" + name
-                    if name.hasSuffix(".tmp") {
-                        let size = try RecordFile.readHeader(path)?.fileSize ?? 0
-                        if try RecordFile.unlink(path) { report.temporaryFiles += 1; report.bytesFreed += size }
-                        continue
-                    }
-                    guard Self.isRecordName(name) else { continue }
-                    let location = Location(root: options.directory, name: name)
-                    let header: RecordHeader, size: Int64
-                    switch try readHeader(at: location) {
-                    case .missing: continue
-                    case .corrupt(let removedBytes):
-                        report.corrupt += 1
-                        report.bytesFreed += removedBytes
-                        continue
-                    case .valid(let valid, let validSize): (header, size) = (valid, validSize)
-                    }
-                    if verifyingPayloads, !(try payloadIsIntact(at: location)) {
-                        try discard(location)
-                        report.corrupt += 1
-                        report.bytesFreed += size
-                        continue
-                    }
-                    if header.lockCount > 0 {
-                        lockedBytes += size
-                    } else if expiry.isExpired(header, now: now) {
-                        if try RecordFile.unlink(path) { report.expired += 1; report.bytesFreed += size }
-                    } else {
-                        candidates.append(EvictionCandidate(name: name, size: size, accessTime: header.accessTime))
-                    }
-                }
-            }
+        for scan in scans {
+            report.add(scan.report)
+            candidates += scan.candidates
+            lockedBytes += scan.lockedBytes
         }
         guard let sizeCap = options.sizeCap else { return report }
         let space: FileSystemSpace
@@ -264,13 +236,72 @@ public final class RecordStore: Sendable {
             candidates: candidates, lockedBytes: lockedBytes, sizeCap: sizeCap, space: space,
             minimumFreeFraction: options.minimumFreeFraction
         )
-        for victim in victims {
-            let location = Location(root: options.directory, name: victim.name)
-            try withStripe(location.stripe, .collectGarbage) { () throws(SystemCallError) in
-                // Another task or process may have locked or used it since the scan: then it stays.
+        // Every planned victim goes unless spared, so the stripes can be worked through in any order.
+        let byStripe = Array(Dictionary(grouping: victims) { $0.name.prefix(2) }.values)
+        for evicted in try StripeWorkers.map(byStripe, threads: options.collectionThreads, { victims throws(CacheError) in
+            try self.evict(victims)
+        }) {
+            report.add(evicted)
+        }
+        return report
+    }
+
+    /// One stripe's part of a collection, under its lock: temporary, corrupt and expired files removed, and what
+    /// size eviction needs from the rest.
+    private func collect(
+        _ stripe: Substring, now: Int64, verifyingPayloads: Bool
+    ) throws(CacheError) -> (report: GarbageCollectionReport, candidates: [EvictionCandidate], lockedBytes: Int64) {
+        var report = GarbageCollectionReport()
+        var candidates: [EvictionCandidate] = []
+        var lockedBytes: Int64 = 0
+        try withStripe(stripe, .collectGarbage) { () throws(SystemCallError) in
+            for name in try RecordFile.list(directory(of: stripe)) {
+                let path = directory(of: stripe) + "/" + name
+                if name.hasSuffix(".tmp") {
+                    let size = try RecordFile.readHeader(path)?.fileSize ?? 0
+                    if try RecordFile.unlink(path) { report.temporaryFiles += 1; report.bytesFreed += size }
+                    continue
+                }
+                guard Self.isRecordName(name) else { continue }
+                let location = Location(root: options.directory, name: name)
+                let header: RecordHeader, size: Int64
+                switch try readHeader(at: location) {
+                case .missing: continue
+                case .corrupt(let removedBytes):
+                    report.corrupt += 1
+                    report.bytesFreed += removedBytes
+                    continue
+                case .valid(let valid, let validSize): (header, size) = (valid, validSize)
+                }
+                if verifyingPayloads, !(try payloadIsIntact(at: location)) {
+                    try discard(location)
+                    report.corrupt += 1
+                    report.bytesFreed += size
+                    continue
+                }
+                if header.lockCount > 0 {
+                    lockedBytes += size
+                } else if expiry.isExpired(header, now: now) {
+                    if try RecordFile.unlink(path) { report.expired += 1; report.bytesFreed += size }
+                } else {
+                    candidates.append(EvictionCandidate(name: name, size: size, accessTime: header.accessTime))
+                }
+            }
+        }
+        return (report, candidates, lockedBytes)
+    }
+
+    /// Removes the planned `victims` of one stripe, under its lock, sparing any that another task or process has
+    /// locked or used since the scan.
+    private func evict(_ victims: [EvictionCandidate]) throws(CacheError) -> GarbageCollectionReport {
+        var report = GarbageCollectionReport()
+        guard let stripe = victims.first?.name.prefix(2) else { return report }
+        try withStripe(stripe, .collectGarbage) { () throws(SystemCallError) in
+            for victim in victims {
+                let location = Location(root: options.directory, name: victim.name)
                 guard let (header, _) = try validHeader(at: location), header.lockCount == 0,
                     header.accessTime == victim.accessTime
-                else { return }
+                else { continue }
                 if try RecordFile.unlink(location.path) { report.evicted += 1; report.bytesFreed += victim.size }
             }
         }
