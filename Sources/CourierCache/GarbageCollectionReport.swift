@@ -13,4 +13,13 @@ public struct GarbageCollectionReport: Hashable, Sendable {
 
     /// Nothing removed.
     public init() {}
+
+    /// Adds another run's (or stripe's) counts to these.
+    mutating func add(_ other: GarbageCollectionReport) {
+        expired += other.expired
+        corrupt += other.corrupt
+        temporaryFiles += other.temporaryFiles
+        evicted += other.evicted
+        bytesFreed += other.bytesFreed
+    }
 }

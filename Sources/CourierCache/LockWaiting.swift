@@ -21,7 +21,8 @@ enum LockWaiting {
 
     /// Runs `body` on a thread of its own, where it may wait for locks. Not on Dispatch's global queues: on Linux
     /// they share their threads with Swift's cooperative pool, so work that blocks there starves it just the same
-    /// (a test that held a stripe's lock deadlocked that way). Contention is rare, so a thread per wait is cheap.
+    /// (a test that held a stripe's lock deadlocked that way). Contention is rare, so a thread per wait is cheap;
+    /// a `.durable` store, lock or unlock comes here every time, and its fsyncs cost far more than the thread.
     static func onThreadThatMayWait<T: Sendable>(
         _ body: @escaping @Sendable () throws(CacheError) -> T
     ) async throws(CacheError) -> T {

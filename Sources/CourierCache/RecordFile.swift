@@ -23,7 +23,8 @@ enum RecordFile {
     }
 
     /// The header (fixed part and key) of a file and the file's length, or nil if it does not exist. Reads
-    /// at most 64 bytes plus the key, never the payload.
+    /// at most 64 bytes plus the key, never the payload: one `pread` covers the fixed part and a key of up to
+    /// ``keyBytesReadAtOnce`` bytes, a second one a longer key.
     static func readHeader(_ path: String) throws(SystemCallError) -> (bytes: [UInt8], fileSize: Int64)? {
         let fd: Int32
         do {
@@ -35,15 +36,23 @@ enum RecordFile {
         var info = stat()
         _ = try SystemCall.blocking("fstat") { fstat(fd, &info) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return ([], Int64(info.st_size)) }
-        var bytes = try readAt(fd, offset: 0, count: RecordHeader.fixedSize)
-        if bytes.count == RecordHeader.fixedSize {
+        let fileSize = Int(info.st_size)
+        var bytes = try readAt(fd, offset: 0, count: min(fileSize, RecordHeader.fixedSize + keyBytesReadAtOnce))
+        if bytes.count >= RecordHeader.fixedSize {
             let keySize = Int(bytes[48]) | Int(bytes[49]) << 8 | Int(bytes[50]) << 16 | Int(bytes[51]) << 24
-            if keySize <= RecordHeader.maximumKeyBytes {
-                bytes += try readAt(fd, offset: RecordHeader.fixedSize, count: keySize)
+            // A key size over the limit is corrupt: the fixed part alone lets the decoder say so.
+            let wanted = RecordHeader.fixedSize + (keySize <= RecordHeader.maximumKeyBytes ? keySize : 0)
+            if bytes.count > wanted {
+                bytes.removeLast(bytes.count - wanted)
+            } else if bytes.count < wanted {
+                bytes += try readAt(fd, offset: bytes.count, count: wanted - bytes.count)
             }
         }
-        return (bytes, Int64(info.st_size))
+        return (bytes, Int64(fileSize))
     }
+
+    /// The key bytes ``readHeader(_:)`` reads with the fixed part in one call (URLs are rarely longer).
+    static let keyBytesReadAtOnce = 448
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
     private static func readAt(_ fd: Int32, offset: Int, count: Int) throws(SystemCallError) -> [UInt8] {
@@ -59,27 +68,30 @@ enum RecordFile {
         return Array(buffer[0..<filled])
     }
 
-    /// Writes `parts` to `temporaryPath`, then renames it over `path`: a reader (or a crash) sees the old file,
-    /// the new one, or (if there was no old one) none. On failure the temporary file is removed and the old
-    /// record left as it was.
+    /// Writes `header` and `payload` to `temporaryPath`, then renames it over `path`: a reader (or a crash) sees
+    /// the old file, the new one, or (if there was no old one) none. On failure the temporary file is removed and
+    /// the old record left as it was. If `directory` (the stripe's) is missing it is created and the write tried
+    /// again: the store does not `mkdir` before every write, only when the directory turns out to be gone.
     static func writeAtomically(
-        _ parts: [[UInt8]], to path: String, via temporaryPath: String, directory: String, fsync policy: FsyncPolicy,
-        fault: WriteFault?
+        _ header: [UInt8], _ payload: [UInt8], to path: String, via temporaryPath: String, directory: String,
+        fsync policy: FsyncPolicy, fault: WriteFault?
     ) throws(SystemCallError) {
-        let fd = try SystemCall.blocking("open") {
-            open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd: Int32
+        do {
+            fd = try createTruncating(temporaryPath)
+        } catch where error.errno == ENOENT {
+            try makeDirectory(directory)
+            fd = try createTruncating(temporaryPath)
         }
         do throws(SystemCallError) {
-            var budget = fault?.afterBytes ?? Int.max
-            for part in parts {
-                let allowed = min(part.count, budget)
-                try writeAll(fd, part[0..<allowed])
-                budget -= allowed
-                if allowed < part.count, let fault {
-                    switch fault.kind {
-                    case .crash: throw WriteFault.crashMarker
-                    case .fail(let code): throw SystemCallError(call: "write", errno: code)
-                    }
+            let budget = fault?.afterBytes ?? Int.max
+            let headerBytes = min(header.count, budget)
+            let payloadBytes = min(payload.count, budget - headerBytes)
+            try writeAll(fd, header[0..<headerBytes], payload[0..<payloadBytes])
+            if headerBytes + payloadBytes < header.count + payload.count, let fault {
+                switch fault.kind {
+                case .crash: throw WriteFault.crashMarker
+                case .fail(let code): throw SystemCallError(call: "write", errno: code)
                 }
             }
             if policy == .durable { _ = try SystemCall.blocking("fsync") { Glibc.fsync(fd) } }
@@ -99,12 +111,27 @@ enum RecordFile {
         if policy == .durable { try syncDirectory(directory) }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemCallError) {
-        var written = 0
-        while written < bytes.count {
-            written += try SystemCall.blocking("write") {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            }
+    private static func createTruncating(_ path: String) throws(SystemCallError) -> Int32 {
+        try SystemCall.blocking("open") { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    }
+
+    /// Writes `first` then `second` with `writev(2)`: one call for header and payload, more only after a short
+    /// write.
+    private static func writeAll(_ fd: Int32, _ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8>) throws(SystemCallError) {
+        var (first, second) = (first, second)
+        while !first.isEmpty || !second.isEmpty {
+            let written = try first.withUnsafeBytes { a in
+                second.withUnsafeBytes { b in
+                    var vectors = [
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: a.baseAddress), iov_len: a.count),
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress), iov_len: b.count),
+                    ]
+                    return Result { () throws(SystemCallError) -> Int in try SystemCall.blocking("writev") { writev(fd, &vectors, 2) } }
+                }
+            }.get()
+            let fromFirst = min(written, first.count)
+            first = first.dropFirst(fromFirst)
+            second = second.dropFirst(written - fromFirst)
         }
     }
 
@@ -179,21 +206,5 @@ enum RecordFile {
             }
             if name != "." && name != ".." { names.append(name) }
         }
-    }
-
-    /// Runs `body` holding an exclusive `flock(2)` on `lockPath` (created if missing). `flock` locks belong to
-    /// the open file description, so two opens in one process exclude each other as two processes do.
-    static func withExclusiveLock<T>(
-        _ lockPath: String, _ body: () throws(SystemCallError) -> T
-    ) throws(SystemCallError) -> T {
-        let fd = try SystemCall.blocking("open") { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        defer { _ = close(fd) }  // Closing releases the lock.
-        if LockWaiting.allowed {
-            _ = try SystemCall.blocking("flock") { flock(fd, LOCK_EX) }
-        } else if try SystemCall.run("flock", wouldBlockIsValue: true, { flock(fd, LOCK_EX | LOCK_NB) }) == nil {
-            // Taken by another task or process: the caller retries where it may wait (see LockWaiting).
-            throw SystemCallError(call: "flock", errno: EWOULDBLOCK)
-        }
-        return try body()
     }
 }

@@ -12,6 +12,12 @@ public struct RecordStoreOptions: Sendable {
     public var maximumRecordBytes = 1 << 30
     /// When to `fsync`.
     public var fsync: FsyncPolicy = .durable
+    /// The threads a garbage collection works on, each on different stripes. A collection mostly waits for the
+    /// file system (an `unlink` of a file with data blocks waits for the disk, for its discard where the file
+    /// system is mounted with `discard`), so more threads than cores overlap the waits; 1 works through the
+    /// stripes one after another. The default, 16, is where the bench's collection over 100,000 records stopped
+    /// getting faster on a 2-core machine (Benchmarks/README.md).
+    public var collectionThreads = 16
     /// Where time comes from.
     public var clock: CacheClock = .system
     /// Test seam: called before each store's temporary-file write.

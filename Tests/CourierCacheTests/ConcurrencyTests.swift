@@ -84,6 +84,26 @@ import Testing
         #expect(try await store.lockedSize() == 0)
     }
 
+    /// Under `.durable`, stores, locks and unlocks go to threads of their own (their fsyncs block): many of them
+    /// at once all land, with exact lock counts.
+    @Test func durableStoresLocksAndUnlocksOfManyKeysAllLand() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock) { $0.fsync = .durable }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let key = "durable \(index)"
+                    try await store.store(Array("value \(index)".utf8), forKey: key, locked: true)
+                    #expect(try await store.lock(key) == 2)
+                    #expect(try await store.unlock(key) == 1)
+                }
+            }
+            try await group.waitForAll()
+        }
+        for index in 0..<16 { #expect(try await store.load("durable \(index)")?.data == Array("value \(index)".utf8)) }
+        #expect(try await store.lockedSize() == store.totalSize())
+    }
+
     /// Stores racing one key leave one complete record, never a mixture.
     @Test func racingStoresOfOneKeyLeaveOneWholeRecord() async throws {
         defer { directory.remove() }

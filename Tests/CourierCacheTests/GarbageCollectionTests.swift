@@ -103,4 +103,59 @@ import Testing
         #expect(try await store.collectGarbage().expired == 1)
         #expect(store.statistics.backgroundFailures == 0)
     }
+
+    /// A collection over many stripes on eight threads removes exactly what one thread does: the same temporary,
+    /// expired and corrupt files, the same least recently used records, never a locked one.
+    @Test func aCollectionOnManyThreadsRemovesExactlyWhatOneThreadRemoves() async throws {
+        let other = try TemporaryDirectory()
+        defer { directory.remove(); other.remove() }
+        let payload = [UInt8](repeating: 5, count: 100)
+        var results: [(GarbageCollectionReport, [String])] = []
+        for (dir, threads) in [(directory, 1), (other, 8)] {
+            let clock = ManualClock(testEpoch)
+            let store = try RecordStore.forTest(dir, clock: clock) {
+                $0.sizeCap = 150 * (64 + 8 + 100)
+                $0.collectionThreads = threads
+            }
+            var generator = SeededGenerator(state: 77)
+            for index in (0..<600).shuffled(using: &generator) {
+                clock.advance(nanoseconds: 1)
+                let key = "key \(1000 + index)"
+                try await store.store(payload, forKey: key, ttl: index % 5 == 0 ? .seconds(10) : .zero, locked: index % 7 == 0)
+            }
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: store.path(of: "key 1001") + ".tmp"))
+            try editFile(store.path(of: "key 1002")) { bytes in bytes[5] ^= 0xFF }
+            clock.advance(seconds: 11)
+            let report = try await store.collectGarbage()
+            results.append((report, try store.filesOnDisk()))
+            // Locked records are all still there, whatever their expiry and the cap.
+            for index in stride(from: 0, to: 600, by: 7) { #expect(try await store.load("key \(1000 + index)") != nil) }
+        }
+        #expect(results[0].0 == results[1].0)
+        #expect(results[0].1 == results[1].1)
+        #expect(results[1].0.temporaryFiles == 1 && results[1].0.corrupt == 1)
+        #expect(results[1].0.expired == 120 - 18)  // Every fifth expired, less those also locked (every 35th).
+        #expect(results[1].1.count == 150)
+    }
+
+    /// Records locked while a many-threaded collection evicts are never removed: a lock that returned a count
+    /// was taken under the stripe's lock, and eviction re-reads each victim's header under that lock.
+    @Test func recordsLockedDuringAManyThreadedCollectionSurviveIt() async throws {
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: clock) {
+            $0.sizeCap = 1
+            $0.collectionThreads = 8
+        }
+        let keys = (0..<400).map { "record \($0)" }
+        for key in keys { try await store.store([1, 2, 3], forKey: key) }
+        let locked = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { _ = try await store.collectGarbage(); return nil }
+            for key in keys where key.hasSuffix("3") {
+                group.addTask { try await store.lock(key) != nil ? key : nil }
+            }
+            return try await group.reduce(into: [String]()) { if let key = $1 { $0.append(key) } }
+        }
+        for key in locked { #expect(try await store.load(key)?.lockCount == 1, "\(key)") }
+        #expect(try store.filesOnDisk().count == locked.count)
+    }
 }

@@ -27,6 +27,8 @@ struct Options {
     var gcRecordSize = 256
     var gcExpiredShare = 0.2
     var skipGC = false
+    /// `RecordStoreOptions.collectionThreads` for the GC workload (nil: the store's default).
+    var gcThreads: Int?
 
     init() {
         var args = CommandLine.arguments.dropFirst().makeIterator()
@@ -40,12 +42,13 @@ struct Options {
             case "--rounds": rounds = int(args.next()) ?? rounds
             case "--gc-records": gcRecords = int(args.next()) ?? gcRecords
             case "--no-gc": skipGC = true
+            case "--gc-threads": gcThreads = int(args.next())
             default:
                 FileHandle.standardError.write(
                     Data(
                         """
                         usage: cache-bench [--dir D] [--records N] [--sizes KiB,KiB] [--tasks 1,8] [--rounds N]
-                                           [--gc-records N] [--no-gc]
+                                           [--gc-records N] [--gc-threads N] [--no-gc]
 
                         """.utf8
                     )
@@ -204,6 +207,7 @@ let options = Options()
 let base = options.directory + "/cache-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
 defer { removeTree(base) }
+print("# cache-bench: GC on \(options.gcThreads.map(String.init) ?? "the default number of") threads")
 print("# cache-bench: \(options.records) records per size, sizes \(options.sizes.map { "\($0 >> 10) KiB" }), tasks \(options.tasks), \(options.rounds) rounds, in \(base)")
 
 /// rows[round] for every workload and contender.
@@ -293,6 +297,7 @@ if !options.skipGC {
         var storeOptions = RecordStoreOptions(directory: base + "/gc-\(round)")
         storeOptions.fsync = .none
         storeOptions.clock = movable.cacheClock
+        if let threads = options.gcThreads { storeOptions.collectionThreads = threads }
         let store = try RecordStore(options: storeOptions)
         _ = try await timed(tasks: 8, count: n) { _, indices in
             for i in indices {
