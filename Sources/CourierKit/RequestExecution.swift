@@ -197,6 +197,12 @@ struct RequestExecution {
         var answeredAt = 0.0
         var seenEpoch = 0
         var arrived = clock.now
+        /// When the machine last decided on a response or a failure (the instant its retry delays count from).
+        var decidedAt = clock.now
+        func decided() -> ContinuousClock.Instant {
+            decidedAt = clock.now
+            return decidedAt
+        }
         var exchange: AttemptExchange?
         var failure: CourierError?
         var hop: Request?
@@ -217,7 +223,7 @@ struct RequestExecution {
             failure = error
             return machine.failed(
                 condition: error.retryCondition, kind: error.kind, cancelled: error.kind == .cancelled || Task.isCancelled,
-                reason: "\(error.kind): \(error.message)", now: clock.now, using: &random
+                reason: "\(error.kind): \(error.message)", now: decided(), using: &random
             )
         }
 
@@ -403,7 +409,7 @@ struct RequestExecution {
                     hop = maxRedirects > 0 && RedirectRule.redirectStatuses.contains(response.status)
                         ? try redirect(from: request, url: url, exchange: response) : nil
                     actions += machine.responseArrived(
-                        status: response.status, retryAfter: requested, isRedirect: hop != nil, now: clock.now, using: &random
+                        status: response.status, retryAfter: requested, isRedirect: hop != nil, now: decided(), using: &random
                     )
                 case .failure(let error):
                     actions += attemptFailed(error)
@@ -437,7 +443,8 @@ struct RequestExecution {
                 trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
             case .waitForRetry(let until, let reason):
-                trace(machine.attempt, .retrying(reason: reason, delay: until - clock.now))
+                // The back-off as decided, not what is left of it once the trace runs.
+                trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
                 await discardBody()
                 try await announceRetry(reason: reason)
                 let before = clock.now
