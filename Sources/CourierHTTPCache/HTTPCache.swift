@@ -144,6 +144,11 @@ public final class HTTPCache: Sendable {
 
     /// The `Vary` field names last filed for `key` (none when there is no index).
     private func varyNames(for key: HTTPCacheKey) async throws(CacheError) -> [String] {
+        // An unvaried URL whose response is in memory: its own record's fingerprint, checked next, is enough.
+        // Whatever replaces or removes that response rewrites or removes its record (an invalidation removes the
+        // index and the unvaried record together); a newer response with `Vary` leaves it a stored response
+        // without `Vary`, which matches every request (RFC 9111 §4.1), until it is collected or invalidated.
+        if memory.isUnvaried(index: key.varyIndex, record: key.primary) { return [] }
         let index = try await load(key.varyIndex) { record in
             let text = String(decoding: record.data, as: UTF8.self)
             return .varyNames(text.isEmpty ? [] : text.split(separator: "\n").map(String.init))

@@ -53,6 +53,15 @@ final class MemoryFront: Sendable {
         self.budget = budget
     }
 
+    /// Whether the entry of a URL's `Vary` index says it has none and the URL's unvaried record is kept too
+    /// (see ``HTTPCache``'s lookup for why its own check then suffices).
+    func isUnvaried(index: String, record: String) -> Bool {
+        state.withLock { s in
+            guard case .varyNames(let names)? = s.entries[index]?.value, names.isEmpty else { return false }
+            return s.entries[record] != nil
+        }
+    }
+
     /// Where the file of `key`'s entry is, if there is an entry.
     func location(of key: String) -> RecordLocation? {
         state.withLock { $0.entries[key]?.location }

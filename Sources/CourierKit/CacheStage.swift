@@ -110,9 +110,10 @@ struct CacheStage: Sendable {
         return Invalidation.urls(method: method, url: url, status: status, responseHeaders: headers).isEmpty ? nil : .invalidated
     }
 
-    /// The stored response's fields as an answer: its `Age` field set to its current age (RFC 9111 §5.1).
-    func answerHeaders(_ stored: StoredResponse) -> HTTPHeaders {
-        let age = Freshness.currentAge(
+    /// The stored response's fields as an answer: its `Age` field set to its current age (RFC 9111 §5.1);
+    /// `age` when the caller knows it (the lookup's), else computed now.
+    func answerHeaders(_ stored: StoredResponse, age known: Double? = nil) -> HTTPHeaders {
+        let age = known ?? Freshness.currentAge(
             headers: stored.headers, requestTime: Double(stored.requestTime) / 1e9,
             responseTime: Double(stored.responseTime) / 1e9, now: now()
         )

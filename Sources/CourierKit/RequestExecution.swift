@@ -248,7 +248,8 @@ struct RequestExecution {
             }
             trace(machine.attempt, .cache(event))
             counters.status = stored.status
-            let fields = stage.answerHeaders(stored)
+            // A hit or a stale answer is as old as the lookup found it; a revalidated one was just freshened.
+            let fields = stage.answerHeaders(stored, age: kind == .revalidated ? nil : found?.freshness.currentAge)
             let body = request.method == .head ? [] : stored.body
             // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
             let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
