@@ -22,6 +22,9 @@ public final class DataLoader: Sendable {
 
     /// Loads a request and returns its response (any status, after the route's retries).
     ///
+    /// The request starts on the caller's thread and runs there until it first waits (a fresh cache hit, which
+    /// never does, is answered with no thread hop); the rest runs on the global executor.
+    ///
     /// - Throws: a `CourierError` when there is no response: offline (`offline`), an invalid URL (`policy`),
     ///   credentials refused over plain http (`policy`), an authoriser failing or timing out (`authorisation`,
     ///   `timeout`), transport failures after the retries (`resolve`, `connect`, `timeout`, `protocol`, …) and
