@@ -73,20 +73,22 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     /// Resolves a `Location`-style reference (absolute, scheme-relative, absolute-path or relative-path)
     /// against this URL, per RFC 3986 §5.2 (dot segments removed). Returns nil if the result is not http(s).
     public func resolving(_ reference: String) -> HTTPURL? {
+        // Delimiters are found byte by byte (UTF-8), as `init?(_:)` finds them: RFC 3986 delimits by code point,
+        // so a `?` followed by a combining mark still starts the query.
         if let absolute = HTTPURL(reference) { return absolute }
-        if reference.hasPrefix("//") { return HTTPURL("\(scheme):\(reference)") }
+        if reference.utf8.starts(with: "//".utf8) { return HTTPURL("\(scheme):\(reference)") }
         guard !reference.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
         // A reference with a scheme of its own that is not http(s) is not followed.
-        if let colon = reference.firstIndex(of: ":"),
-            !reference[..<colon].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+        if let colon = reference.utf8.firstIndex(of: UInt8(ascii: ":")),
+            !reference.utf8[..<colon].contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
         {
             return nil
         }
         var ref = Substring(reference)
-        if let hash = ref.firstIndex(of: "#") { ref = ref[..<hash] }
+        if let hash = ref.utf8.firstIndex(of: UInt8(ascii: "#")) { ref = ref[..<hash] }
         var refQuery: String?
-        if let q = ref.firstIndex(of: "?") {
-            refQuery = String(ref[ref.index(after: q)...])
+        if let q = ref.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            refQuery = String(ref[ref.utf8.index(after: q)...])
             ref = ref[..<q]
         }
         var result = self
@@ -95,10 +97,10 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
             return result
         }
         let merged: String
-        if ref.hasPrefix("/") {
+        if ref.utf8.first == UInt8(ascii: "/") {
             merged = String(ref)
         } else {
-            let base = path.lastIndex(of: "/").map { String(path[...$0]) } ?? "/"
+            let base = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[...$0]) } ?? "/"
             merged = base + ref
         }
         result.path = HTTPURL.removeDotSegments(merged)
@@ -108,7 +110,7 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
 
     static func removeDotSegments(_ path: String) -> String {
         var output: [Substring] = []
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().map(Substring.init)
         for (i, seg) in segments.enumerated() {
             let isLast = i == segments.count - 1
             if seg == "." {

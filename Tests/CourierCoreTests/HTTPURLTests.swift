@@ -96,4 +96,18 @@ import Testing
         #expect(base.resolving("?q")?.description == "https://a.example.com/dir/page?q")
         #expect(base.resolving("mailto:x@example.com") == nil)
     }
+
+    /// RFC 3986 delimits by code point: a `?` followed by a combining mark (one Swift Character) still starts the
+    /// query, in a URL and in a reference alike, so a resolved URL's description parses back to it (FuzzURL's
+    /// finding, kept in Fuzz/corpus/url/).
+    @Test func delimitersFollowedByCombiningMarksStillDelimit() throws {
+        let url = try #require(HTTPURL("http://a.example/p?\u{30B}q"))
+        #expect(url.path == "/p")
+        #expect(url.query == "\u{30B}q")
+        let base = try #require(HTTPURL("http://a.example/dir/x"))
+        let resolved = try #require(base.resolving("b/.\u{30B}/c?\u{30B}d"))
+        #expect(resolved.query == "\u{30B}d")
+        #expect(HTTPURL(resolved.description) == resolved)
+        #expect(try #require(base.resolving("e/\u{30B}f")).path == "/dir/e/\u{30B}f")
+    }
 }
