@@ -45,6 +45,9 @@ public final class DataLoaderService: Sendable {
     /// Concurrent loads of the same cacheable request share one exchange (across the service's factories only
     /// when the request carries no credentials of a factory's user).
     let coalescer = RequestCoalescer()
+    /// The stored responses being revalidated in the background (`stale-while-revalidate`), by record key: one
+    /// revalidation each, however many loads find them stale meanwhile.
+    private let backgroundRevalidations = Mutex<Set<String>>([])
     private let origin = ContinuousClock.now
     private let instruments: LoaderInstruments
     /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
@@ -173,6 +176,16 @@ public final class DataLoaderService: Sendable {
             service: self, environment: self.environment.merging(environment) { $1 },
             cacheIdentity: cacheIdentity ?? RequestExecution.makeIdempotencyKey()
         )
+    }
+
+    /// Claims the background revalidation of the stored response under `recordKey`; false when one is under way.
+    func beginBackgroundRevalidation(_ recordKey: String) -> Bool {
+        backgroundRevalidations.withLock { $0.insert(recordKey).inserted }
+    }
+
+    /// The background revalidation of `recordKey` is over.
+    func endBackgroundRevalidation(_ recordKey: String) {
+        _ = backgroundRevalidations.withLock { $0.remove(recordKey) }
     }
 
     /// The cache rules that apply to `route` (its service's `cache:`, or those for unclaimed hosts).

@@ -308,10 +308,17 @@ struct RequestExecution {
                 unauthorised = unauthorisedRequest()
 
             case .revalidateInBackground:
+                // One background revalidation per stored response at a time: a burst of loads in the
+                // stale-while-revalidate window sends one conditional request, not one each.
+                guard let recordKey = found?.recordKey, service.beginBackgroundRevalidation(recordKey) else { continue }
                 let background = RequestExecution(
                     factory: factory, request: request, queued: clock.now, events: nil, revalidation: true
                 )
-                Task { _ = await background.run() }
+                let service = self.service
+                Task {
+                    _ = await background.run()
+                    service.endBackgroundRevalidation(recordKey)
+                }
 
             case .deliverStored(let kind):
                 guard let stored = found?.stored else { preconditionFailure("a stored answer without a stored response") }

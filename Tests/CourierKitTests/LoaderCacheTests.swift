@@ -544,4 +544,27 @@ import Testing
         #expect(loader.activeRequests == 0)
         #expect(server.requests.count == 1)
     }
+
+    @Test func aBurstOfLoadsInTheStaleWhileRevalidateWindowSendsOneRevalidation() async throws {
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // The revalidation is slow, so the whole burst finds the response stale while it is under way.
+        let server = try RecordingServer { _, request in
+            if request.header("If-None-Match") != nil {
+                return .init(status: 304, headers: [("Cache-Control", "max-age=60"), ("ETag", "\"e\"")], body: "", delay: .milliseconds(500))
+            }
+            return .init(headers: [("Cache-Control", "max-age=60, stale-while-revalidate=600"), ("Age", "100"), ("ETag", "\"e\"")], body: "v")
+        }
+        let loader = try Self.service(directory: dir).makeFactory().makeLoader()
+        _ = try await loader.load(Request(url: server.url("/burst")))
+        // One after another (concurrent ones would coalesce), all while the first revalidation is under way.
+        var statuses: [CacheStatus?] = []
+        for _ in 0..<20 { statuses.append(try await loader.load(Request(url: server.url("/burst"))).cache) }
+        // Stale until the revalidation lands (a slow machine may see it land and get fresh hits after it).
+        #expect(statuses.first == .stale && statuses.allSatisfy { $0 == .stale || $0 == .hit })
+        let until = ContinuousClock.now + .seconds(10)
+        while server.requests.count < 2, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(server.requests.count == 2)
+    }
 }
