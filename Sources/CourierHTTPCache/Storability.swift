@@ -4,7 +4,7 @@ import CourierCore
 ///
 /// The rules, checked in this order (the first that fails is the reason):
 /// 1. The request method is GET. HEAD responses are not stored: they carry no content to reuse for a GET, and
-///    freshening a stored GET response from a HEAD response (§4.3.5) is not done; a HEAD request is sent on.
+///    the loader uses a matching 2xx HEAD response to freshen the stored GET response instead (§4.3.5).
 /// 2. The status is final and not 206 (range requests are not implemented) nor 304 (a 304 is a revalidation's
 ///    answer, merged by ``Revalidation``, never stored on its own).
 /// 3. Neither the request nor the response has `no-store` (§5.2.1.5, §5.2.2.5).

@@ -168,7 +168,9 @@ struct RequestExecution {
         var authoriser: AuthoriserSlot?
         let (stage, cacheRole) = cacheStage(route: route)
 
-        service.recordRequest(service: serviceName, budget: retry.budget, now: clock.now)
+        /// Whether this hop has counted as a request in the service's retry budget (when its first attempt goes
+        /// out: a cache hit or an offline answer sends nothing and earns no retries).
+        var countedInBudget = false
 
         var timeline = ResponseTimeline(queued: queued)
         var tried: [String] = []
@@ -359,6 +361,10 @@ struct RequestExecution {
                 )
 
             case .admit:
+                if !countedInBudget {
+                    countedInBudget = true
+                    service.recordRequest(service: serviceName, budget: retry.budget, now: clock.now)
+                }
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
                 exchange = nil
