@@ -111,9 +111,13 @@ let package = Package(
         // MARK: - Tests
         // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
         .target(
-            name: "CourierTestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
+            name: "CourierTestSupport",
+            dependencies: ["CourierCore", "CCourierTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/CourierTestSupport"
         ),
+        // posix_spawn with closefrom for the tests' child processes (Foundation's Process scans /proc/self/fd
+        // on every launch, and its pipe reads stop the process on EINTR).
+        .target(name: "CCourierTestSupport", path: "Tests/CCourierTestSupport"),
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
         .testTarget(
             name: "CourierPolicyTests",
@@ -130,8 +134,11 @@ let package = Package(
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
-        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache"]),
-        .testTarget(name: "CourierHTTPCacheTests", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache"]),
+        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache", "CourierTestSupport"]),
+        .testTarget(
+            name: "CourierHTTPCacheTests",
+            dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache", "CourierTestSupport"]
+        ),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: [

@@ -66,22 +66,40 @@ public enum SystemCall {
             _ = try blocking("fstat") { fstat(fd, &info) }
             guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileReadFailure.notAFile }
             guard Int(info.st_size) <= maxBytes else { throw FileReadFailure.tooLarge(limit: maxBytes) }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(info.st_size))
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let n = try blocking("read") { chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) } }
-                if n == 0 { return bytes }
-                bytes.append(contentsOf: chunk[0..<n])
-                // The file may grow while it is read.
-                guard bytes.count <= maxBytes else { throw FileReadFailure.tooLarge(limit: maxBytes) }
-            }
+            return try readToEnd(fileDescriptor: fd, maxBytes: maxBytes, expected: Int(info.st_size))
         } catch let error as SystemCallError {
             throw .system(error)
         } catch let error as FileReadFailure {
             throw error
         } catch {
             preconditionFailure("unreachable: \(error)")
+        }
+    }
+
+    /// Reads `fileDescriptor` (a blocking file, pipe or socket) until end of file, retrying `EINTR`, as
+    /// Foundation's `FileHandle` reads do not (a child process's `SIGCHLD` can interrupt them).
+    ///
+    /// - Throws: ``FileReadFailure/tooLarge(limit:)`` once more than `maxBytes` arrive, ``FileReadFailure/system(_:)``
+    ///   when `read` fails.
+    public static func readToEnd(fileDescriptor: Int32, maxBytes: Int = .max) throws(FileReadFailure) -> [UInt8] {
+        try readToEnd(fileDescriptor: fileDescriptor, maxBytes: maxBytes, expected: 0)
+    }
+
+    private static func readToEnd(fileDescriptor fd: Int32, maxBytes: Int, expected: Int) throws(FileReadFailure) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(expected)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n: Int
+            do {
+                n = try blocking("read") { chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) } }
+            } catch {
+                throw .system(error)
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+            // A file may grow while it is read.
+            guard bytes.count <= maxBytes else { throw FileReadFailure.tooLarge(limit: maxBytes) }
         }
     }
 

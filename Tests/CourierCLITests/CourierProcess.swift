@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -43,8 +44,8 @@ struct CourierProcess {
     /// Runs `courier arguments...` in `directory` (default: `Fixtures/`) and waits at most `timeout` seconds.
     /// `environment` adds to (or replaces in) this process's environment for the child.
     ///
-    /// The wait is asynchronous (the process's termination handler resumes it), so a test running the binary
-    /// never blocks one of Swift concurrency's few cooperative threads, on which other suites' timers depend.
+    /// The wait is asynchronous, so a test running the binary never blocks one of Swift concurrency's few
+    /// cooperative threads, on which other suites' timers depend.
     static func run(
         _ arguments: [String], in directory: URL = fixtures, timeout: Double = 30, environment extra: [String: String] = [:]
     ) async throws -> Result {
@@ -53,42 +54,26 @@ struct CourierProcess {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appending(path: "stdout")
         let errURL = scratch.appending(path: "stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         // A fixed width, so argument-parser's usage text wraps the same way everywhere.
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
         environment.merge(extra) { $1 }
-        process.environment = environment
+        let process = try ChildProcess(
+            binary.path, arguments, environment: environment, directory: directory.path,
+            stdout: .file(outURL.path), stderr: .file(errURL.path)
+        )
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
             if process.isRunning {
-                process.terminate()
+                process.send(SIGTERM)
                 Issue.record("courier \(arguments.joined(separator: " ")) did not finish within \(timeout)s")
             }
         }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        // The wait is asynchronous (a thread of the child's own waits for it).
+        let termination = await process.termination()
         watchdog.cancel()
-        try out.close()
-        try err.close()
         return Result(
-            status: process.terminationStatus,
+            status: termination.status,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8)
         )

@@ -279,7 +279,9 @@ import Glibc
         let fd: Int32
 
         init(port: Int) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            // Not `self.fd` until connected: a class whose properties are all set runs its deinit when its
+            // init throws, which would close the descriptor a second time.
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw ConnectFailed(errno: errno) }
             // The upstream serves from a task on the cooperative pool, which the full suite on 2 cores has been seen
             // to keep busy for over 2 s (CI, 2026-11-25): wait up to 10 s for it; a passing run takes milliseconds.
@@ -299,6 +301,7 @@ import Glibc
                 close(fd)
                 throw failure
             }
+            self.fd = fd
         }
 
         deinit { close(fd) }

@@ -78,26 +78,22 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appending(path: "big.bin")
         // ulimit -f counts 1,024-byte blocks in bash: 16 KiB may be written, the body is 200,000 bytes.
-        let toFile = try Self.runLimited(["fetch", "-o", out.path, peer.url("/bytes/200000")], in: dir)
+        let toFile = try await Self.runLimited(["fetch", "-o", out.path, peer.url("/bytes/200000")], in: dir)
         #expect(toFile.status == 23, "\(toFile.stderr)")
         #expect(toFile.stderr.contains("writing \(out.path) failed: File too large"), "\(toFile.stderr)")
-        let toStandardOutput = try Self.runLimited(["fetch", peer.url("/bytes/200000")], in: dir, stdoutFile: dir.appending(path: "stdout.bin"))
+        let toStandardOutput = try await Self.runLimited(["fetch", peer.url("/bytes/200000")], in: dir, stdoutFile: dir.appending(path: "stdout.bin"))
         #expect(toStandardOutput.status == 23, "\(toStandardOutput.stderr)")
         #expect(toStandardOutput.stderr.contains("writing to standard output failed: File too large"), "\(toStandardOutput.stderr)")
     }
 
     /// Runs `courier ARGS` under bash with `ulimit -f 16`, standard output into `stdoutFile` (or discarded).
-    static func runLimited(_ arguments: [String], in dir: URL, stdoutFile: URL? = nil) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(filePath: "/bin/bash")
+    static func runLimited(_ arguments: [String], in dir: URL, stdoutFile: URL? = nil) async throws -> (status: Int32, stderr: String) {
         let redirect = stdoutFile.map { " > '\($0.path)'" } ?? " > /dev/null"
-        process.arguments = ["-c", "ulimit -f 16; exec \"$0\" \"$@\"" + redirect, CourierProcess.binary.path] + arguments
-        let err = Pipe()
-        process.standardError = err
-        process.currentDirectoryURL = dir
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let process = try ChildProcess(
+            "/bin/bash", ["-c", "ulimit -f 16; exec \"$0\" \"$@\"" + redirect, CourierProcess.binary.path] + arguments,
+            directory: dir.path, stderr: .pipe
+        )
+        let text = try PipeReader.readToEnd(process.standardError!)
+        return (await process.termination().status, text)
     }
 }

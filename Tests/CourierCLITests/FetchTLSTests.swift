@@ -63,15 +63,9 @@ import Testing
 
     /// `openssl x509 -subject_hash`: the name OpenSSL looks a CA up by in a certificate folder.
     static func subjectHash(_ pem: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/openssl")
-        process.arguments = ["x509", "-noout", "-subject_hash", "-in", pem]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        process.waitUntilExit()
-        return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let process = try ChildProcess("/usr/bin/openssl", ["x509", "-noout", "-subject_hash", "-in", pem], stdout: .pipe)
+        let text = try PipeReader.readToEnd(process.standardOutput!)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func aWrongPinExits90AndTheRightOneIsAccepted() async throws {

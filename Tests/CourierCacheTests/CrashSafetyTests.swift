@@ -1,6 +1,7 @@
 import CourierCore
 import Foundation
 import Synchronization
+import CourierTestSupport
 import Testing
 
 @testable import CourierCache
@@ -55,43 +56,60 @@ import Testing
     /// A child process stores 2 MiB records in a loop and is killed with SIGKILL at a seeded random moment,
     /// thirty times. The file under the key must always decode completely (old or new generation, never torn).
     @Test func sigkillMidWriteNeverLeavesATornRecord() async throws {
+        directory.remove()
+        // The writers store about a gigabyte in all: in memory, not on the disk other tests use.
+        let directory = try TemporaryDirectory.inMemory()
         defer { directory.remove() }
         let store = try RecordStore.forTest(directory, clock: clock)
         let key = "killed writer"
-        func payload(_ generation: UInt64) -> [UInt8] {
+        @Sendable func payload(_ generation: UInt64) -> [UInt8] {
             var bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: generation), count: 2 << 20)
             withUnsafeBytes(of: generation.littleEndian) { for (index, byte) in $0.enumerated() { bytes[index] = byte } }
             return bytes
         }
         try store.storeNow(payload(0), forKey: key, ttl: .zero, locked: false)
-        var generator = SeededGenerator(state: 9)
-        var (recordsSeen, temporaryFilesSeen, newestGeneration) = (0, 0, UInt64(0))
-        for _ in 0..<30 {
-            let start = newestGeneration + 1
-            let pid = fork()
-            if pid == 0 {
-                // The child: only this thread exists; it writes through the store's own synchronous path.
-                var generation = start
-                while true {
-                    try? store.storeNow(payload(generation), forKey: key, ttl: .zero, locked: false)
-                    generation += 1
+        // Thirty forks, kills and 2 MiB comparisons take seconds in a debug build: off the cooperative pool.
+        let path = store.path(of: key)
+        let rounds = await offThePool { () -> [KillRound] in
+            var generator = SeededGenerator(state: 9)
+            var newestGeneration = UInt64(0)
+            var rounds: [KillRound] = []
+            for _ in 0..<30 {
+                let start = newestGeneration + 1
+                let pid = fork()
+                if pid == 0 {
+                    // The child: only this thread exists; it writes through the store's own synchronous path.
+                    var generation = start
+                    while true {
+                        try? store.storeNow(payload(generation), forKey: key, ttl: .zero, locked: false)
+                        generation += 1
+                    }
                 }
+                guard pid > 0 else { return rounds }
+                usleep(UInt32.random(in: 1_000...40_000, using: &generator))
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                var round = KillRound(killed: status & 0x7F == SIGKILL)
+                round.temporaryFileLeft = FileManager.default.fileExists(atPath: path + ".tmp")
+                if let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path))),
+                    case .success(let header) = RecordHeader.decodeRecord(bytes)  // Never torn.
+                {
+                    let data = Array(bytes[header.headerSize...])
+                    let generation = data.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                    round.generation = generation
+                    round.intact = data == payload(generation)
+                    newestGeneration = max(newestGeneration, generation)
+                }
+                rounds.append(round)
             }
-            #expect(pid > 0)
-            usleep(UInt32.random(in: 1_000...40_000, using: &generator))
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            #expect(status & 0x7F == SIGKILL)
-            if FileManager.default.fileExists(atPath: store.path(of: key) + ".tmp") { temporaryFilesSeen += 1 }
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: store.path(of: key))))
-            let header = try RecordHeader.decodeRecord(bytes).get()  // Never torn.
-            let data = Array(bytes[header.headerSize...])
-            let generation = data.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-            #expect(data == payload(generation))
-            newestGeneration = max(newestGeneration, generation)
-            recordsSeen += 1
+            return rounds
         }
+        #expect(rounds.allSatisfy { $0.killed })
+        #expect(rounds.allSatisfy { $0.intact }, "\(rounds.filter { !$0.intact })")
+        let recordsSeen = rounds.filter(\.intact).count
+        let newestGeneration = rounds.compactMap(\.generation).max() ?? 0
+        let temporaryFilesSeen = rounds.filter(\.temporaryFileLeft).count
         #expect(recordsSeen == 30)
         // The kills landed both between and inside writes: the children made progress and were caught mid-write.
         #expect(newestGeneration > 0)
@@ -100,4 +118,14 @@ import Testing
         #expect(try await store.load(key) != nil)
         #expect(try await store.collectGarbage().corrupt == 0)
     }
+}
+
+/// What one kill of ``CrashSafetyTests/sigkillMidWriteNeverLeavesATornRecord()``'s writer left behind.
+struct KillRound: Sendable {
+    var killed: Bool
+    var temporaryFileLeft = false
+    /// The generation the record under the key holds, nil when it did not read or decode.
+    var generation: UInt64?
+    /// Whether the record decoded and its payload is exactly its generation's.
+    var intact = false
 }

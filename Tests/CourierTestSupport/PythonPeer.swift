@@ -8,8 +8,7 @@ public final class PythonPeer: @unchecked Sendable {
     public let host: String
     /// `https` when the peer serves TLS.
     public let scheme: String
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
 
     /// Starts the peer and waits (at most 10 s) until it prints its port, on a thread of its own so that a
     /// slow start never blocks Swift concurrency's small cooperative pool (other tests' timers run there).
@@ -26,34 +25,21 @@ public final class PythonPeer: @unchecked Sendable {
         let script = URL(fileURLWithPath: filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers/http_peer.py")
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python.hasPrefix("/") ? python : "/usr/bin/env")
-        process.arguments = (python.hasPrefix("/") ? [] : [python]) + [script.path] + (ipv6 ? ["--ipv6"] : [])
-            + (tls?.arguments ?? [])
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
+        guard let python = ChildProcess.python else { throw PeerError.didNotStart("no python3 in PATH") }
+        process = try ChildProcess(
+            python, [script.path] + (ipv6 ? ["--ipv6"] : []) + (tls?.arguments ?? []), stdin: .pipe, stdout: .pipe
+        )
         host = ipv6 ? "::1" : "127.0.0.1"
         scheme = tls == nil ? "http" : "https"
         // Read the "PORT n" line without blocking forever.
-        let handle = stdout.fileHandleForReading
-        let deadline = Date().addingTimeInterval(10)
-        var buffer = Data()
-        var found: Int?
-        while found == nil && Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            if let line = String(data: buffer, encoding: .utf8)?.split(separator: "\n").first, line.hasPrefix("PORT ") {
-                found = Int(line.dropFirst(5))
-            }
-        }
-        guard let port = found else {
-            process.terminate()
-            throw PeerError.didNotStart(String(data: buffer, encoding: .utf8) ?? "")
+        var transcript = ""
+        let line = try PipeReader.firstLine(
+            startingWith: "PORT ", in: process.standardOutput!, before: .now + .seconds(10), transcript: &transcript
+        )
+        guard let port = line.flatMap({ Int($0.dropFirst(5)) }) else {
+            process.closeStandardInput()
+            process.send(SIGTERM)
+            throw PeerError.didNotStart(transcript)
         }
         self.port = port
     }
@@ -68,14 +54,12 @@ public final class PythonPeer: @unchecked Sendable {
 
     /// Asks the peer to exit (it reads EOF on its standard input); does not wait.
     public func stop() {
-        try? stdin.fileHandleForWriting.close()
+        process.closeStandardInput()
     }
 
     deinit {
-        if process.isRunning {
-            try? stdin.fileHandleForWriting.close()
-            process.terminate()
-        }
+        process.closeStandardInput()
+        process.send(SIGTERM)
     }
 
     public enum PeerError: Error, CustomStringConvertible {

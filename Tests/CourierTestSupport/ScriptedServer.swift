@@ -47,7 +47,7 @@ public final class ScriptedServer: @unchecked Sendable {
         /// Whatever arrives in one read (waiting up to the receive timeout, or `seconds` when given), after any
         /// bytes already buffered; empty at EOF or timeout.
         public func readAvailable(waitingUpTo seconds: Int? = nil) -> [UInt8] {
-            if let seconds {
+            if let seconds, !closed {
                 var tv = timeval(tv_sec: seconds, tv_usec: 0)
                 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             }
@@ -66,8 +66,9 @@ public final class ScriptedServer: @unchecked Sendable {
 
         public func write(_ bytes: [UInt8]) {
             var offset = 0
-            while offset < bytes.count {
+            while offset < bytes.count && !closed {
                 let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
                 offset += n
             }
@@ -82,16 +83,21 @@ public final class ScriptedServer: @unchecked Sendable {
         }
 
         /// Closes gracefully (FIN).
-        public func close() { shutdown(fd, Int32(SHUT_RDWR)) }
+        public func close() {
+            if !closed { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
 
         /// Closes abortively: the client sees a reset (RST).
         public func reset() {
+            guard !closed else { return }
             var l = linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
             Glibc.close(fd)
             closed = true
         }
 
+        /// Set once ``reset()`` has closed the descriptor: every later call is a no-op, never an operation on
+        /// whatever descriptor reuses the number.
         var closed = false
 
         private func find(_ needle: [UInt8]) -> Int? {
@@ -103,8 +109,10 @@ public final class ScriptedServer: @unchecked Sendable {
         }
 
         private func fill() -> Bool {
+            guard !closed else { return false }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            var n = 0
+            repeat { n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } } while n < 0 && errno == EINTR
             if n <= 0 { return false }
             buffered += chunk[..<n]
             return true

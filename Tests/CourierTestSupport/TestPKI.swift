@@ -22,17 +22,10 @@ public final class TestPKI: Sendable {
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers/make_pki.py")
         directory = NSTemporaryDirectory() + "courier-pki-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let process = Process()
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = (python == "/usr/bin/env" ? ["python3"] : []) + [script.path, directory]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw PKIError.scriptFailed(text) }
+        guard let python = ChildProcess.python else { throw PKIError.scriptFailed("no python3 in PATH") }
+        let process = try ChildProcess(python, [script.path, directory], stdout: .pipe, stderr: .inherit)
+        let text = try PipeReader.readToEnd(process.standardOutput!)
+        guard process.waitBlocking() == .exited(0) else { throw PKIError.scriptFailed(text) }
         let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/pins.json"))
         pins = try JSONDecoder().decode([String: String].self, from: data)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierCore
 import Foundation
 
 /// `courier fetch`'s request body, built from `-d` or `--data-binary` as curl builds it.
@@ -29,7 +30,12 @@ enum FetchBody {
 
     /// The contents of `path`, or of standard input for `-`.
     private static func read(_ path: String) throws -> [UInt8] {
-        if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        if path == "-" {
+            // Not `FileHandle.readDataToEndOfFile()`: it stops the process when a signal interrupts its read.
+            do { return try SystemCall.readToEnd(fileDescriptor: STDIN_FILENO) } catch {
+                throw ValidationError("cannot read standard input: \(error)")
+            }
+        }
         guard let contents = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
         return Array(contents)
     }
