@@ -120,16 +120,11 @@ public final class ScriptedServer: @unchecked Sendable {
     }
 
     public let port: Int
-    private let listener: Int32
-    private let handler: @Sendable (Connection) -> Void
-    private let lock = NSLock()
-    private var accepted = 0
-    private var stopped = false
+    private let listener: Listener
 
     /// Starts listening; `handler` runs once per accepted connection, on its own thread, and the connection is
     /// closed when it returns.
     public init(handler: @escaping @Sendable (Connection) -> Void) throws {
-        self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ServerError.socket(errno) }
         var one: Int32 = 1
@@ -150,55 +145,74 @@ public final class ScriptedServer: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
         }
         port = Int(UInt16(bigEndian: addr.sin_port))
-        listener = fd
-        let thread = Thread { [weak self] in self?.acceptLoop() }
-        thread.start()
+        let listener = Listener(fd: fd, handler: handler)
+        self.listener = listener
+        // The thread holds the listener, not the server: a server a test forgets to stop still stops (and its
+        // thread ends) when the test lets go of it.
+        Thread { listener.acceptLoop() }.start()
     }
 
     /// Connections accepted so far.
-    public var acceptedConnections: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return accepted
-    }
+    public var acceptedConnections: Int { listener.acceptedConnections }
 
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    public func stop() {
-        lock.lock()
-        let wasStopped = stopped
-        stopped = true
-        lock.unlock()
-        if !wasStopped { shutdown(listener, Int32(SHUT_RDWR)) }
-    }
+    public func stop() { listener.stop() }
 
-    deinit {
-        stop()
-        Glibc.close(listener)
-    }
+    deinit { listener.stop() }
 
-    private func acceptLoop() {
-        while true {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+    /// The listening socket and its accept loop, which closes the socket when it ends.
+    private final class Listener: @unchecked Sendable {
+        private let fd: Int32
+        private let handler: @Sendable (Connection) -> Void
+        private let lock = NSLock()
+        private var accepted = 0
+        private var stopped = false
+
+        init(fd: Int32, handler: @escaping @Sendable (Connection) -> Void) {
+            self.fd = fd
+            self.handler = handler
+        }
+
+        var acceptedConnections: Int {
             lock.lock()
-            accepted += 1
-            let index = accepted
-            let isStopped = stopped
+            defer { lock.unlock() }
+            return accepted
+        }
+
+        func stop() {
+            lock.lock()
+            let wasStopped = stopped
+            stopped = true
             lock.unlock()
-            if isStopped {
-                Glibc.close(fd)
-                return
+            // Wakes the accept loop, which closes the socket.
+            if !wasStopped { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+
+        func acceptLoop() {
+            defer { Glibc.close(fd) }
+            while true {
+                let connectionFD = accept(fd, nil, nil)
+                if connectionFD < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return
+                }
+                lock.lock()
+                accepted += 1
+                let index = accepted
+                let isStopped = stopped
+                lock.unlock()
+                if isStopped {
+                    Glibc.close(connectionFD)
+                    return
+                }
+                let connection = Connection(fd: connectionFD, index: index)
+                let handler = self.handler
+                Thread {
+                    handler(connection)
+                    if !connection.closed { Glibc.close(connection.fd) }
+                }.start()
             }
-            let connection = Connection(fd: fd, index: index)
-            let handler = self.handler
-            Thread {
-                handler(connection)
-                if !connection.closed { Glibc.close(connection.fd) }
-            }.start()
         }
     }
 
