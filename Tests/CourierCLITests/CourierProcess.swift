@@ -42,12 +42,14 @@ struct CourierProcess {
         .deletingLastPathComponent()
 
     /// Runs `courier arguments...` in `directory` (default: `Fixtures/`) and waits at most `timeout` seconds.
-    /// `environment` adds to (or replaces in) this process's environment for the child.
+    /// `environment` adds to (or replaces in) this process's environment for the child; `input`, when given, is
+    /// the child's standard input (else `/dev/null`).
     ///
     /// The wait is asynchronous, so a test running the binary never blocks one of Swift concurrency's few
     /// cooperative threads, on which other suites' timers depend.
     static func run(
-        _ arguments: [String], in directory: URL = fixtures, timeout: Double = 30, environment extra: [String: String] = [:]
+        _ arguments: [String], in directory: URL = fixtures, timeout: Double = 30, environment extra: [String: String] = [:],
+        standardInput input: [UInt8]? = nil
     ) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appending(path: "courier-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -60,8 +62,21 @@ struct CourierProcess {
         environment.merge(extra) { $1 }
         let process = try ChildProcess(
             binary.path, arguments, environment: environment, directory: directory.path,
-            stdout: .file(outURL.path), stderr: .file(errURL.path)
+            stdin: input == nil ? .null : .pipe, stdout: .file(outURL.path), stderr: .file(errURL.path)
         )
+        if let input {
+            // On a thread of its own: a pipe holds 64 KiB, and the child drains it only as it reads.
+            Thread {
+                var offset = 0
+                while offset < input.count {
+                    let n = input[offset...].withUnsafeBytes { write(process.standardInput!, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { break }
+                    offset += n
+                }
+                process.closeStandardInput()
+            }.start()
+        }
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
             if process.isRunning {

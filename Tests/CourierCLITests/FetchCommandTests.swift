@@ -63,6 +63,21 @@ import Testing
         #expect(echo.stdout.contains("[\"X-Test\", \"yes\"]"))
     }
 
+    /// `-d @-` and `--data-binary @-` read standard input to its end (200,000 bytes: more than a pipe holds).
+    @Test func aBodyFromStandardInput() async throws {
+        let peer = try await PythonPeer.start()
+        defer { peer.stop() }
+        let bytes = (0..<200_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        let binary = try await CourierProcess.run(["fetch", "--data-binary", "@-", peer.url("/echo")], standardInput: bytes)
+        #expect(binary.status == 0, "\(binary.stderr)")
+        #expect(binary.stdout.contains("\"body_len\": 200000"), "\(binary.stdout.prefix(300))")
+        #expect(binary.stdout.contains(SHA256.hex(SHA256.hash(bytes))))
+        // -d drops CR and LF from the contents, as curl does.
+        let text = try await CourierProcess.run(["fetch", "-d", "@-", peer.url("/echo")], standardInput: Array("a=1\r\nb=2\n".utf8))
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("\"body_len\": 6"), "\(text.stdout.prefix(300))")
+    }
+
     @Test func curlExitStatuses() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
