@@ -21,15 +21,16 @@ final class DemoUpstream: Sendable {
     private let serving = Mutex<Task<Void, Never>?>(nil)
 
     /// How long the upstream waits for a request's bytes or for the client to take the reply.
-    static let ioTimeout = Duration.seconds(5)
+    private let ioTimeout: Duration
     /// Tries at finding a port whose `[::1]` twin is free.
     static let portTries = 5
 
     private init(
         group: EventLoopGroup, listener: TCPListener, origin: ContinuousClock.Instant, script: UpstreamScript,
-        onRecord: @escaping @Sendable (UpstreamRecord) -> Void
+        ioTimeout: Duration, onRecord: @escaping @Sendable (UpstreamRecord) -> Void
     ) {
         self.group = group
+        self.ioTimeout = ioTimeout
         self.listener = listener
         self.port = listener.localAddress.port
         self.origin = origin
@@ -45,10 +46,12 @@ final class DemoUpstream: Sendable {
     /// - Parameters:
     ///   - script: what to answer.
     ///   - origin: the demo's start, which records' times count from.
+    ///   - ioTimeout: how long a connection may take to send its request or take the reply.
     ///   - onRecord: called with each request answered (on the upstream's tasks).
     /// - Throws: ``DemoError/upstream(_:)`` when no port could be bound.
     static func start(
-        script: UpstreamScript, origin: ContinuousClock.Instant, onRecord: @escaping @Sendable (UpstreamRecord) -> Void
+        script: UpstreamScript, origin: ContinuousClock.Instant, ioTimeout: Duration = .seconds(5),
+        onRecord: @escaping @Sendable (UpstreamRecord) -> Void
     ) async throws(DemoError) -> DemoUpstream {
         let group: EventLoopGroup
         do {
@@ -71,7 +74,9 @@ final class DemoUpstream: Sendable {
                 listener.close()
                 continue
             }
-            let upstream = DemoUpstream(group: group, listener: listener, origin: origin, script: script, onRecord: onRecord)
+            let upstream = DemoUpstream(
+                group: group, listener: listener, origin: origin, script: script, ioTimeout: ioTimeout, onRecord: onRecord
+            )
             upstream.serving.withLock { $0 = Task { await upstream.serve() } }
             return upstream
         }
@@ -149,7 +154,7 @@ final class DemoUpstream: Sendable {
         var reply: UpstreamReply?
         do {
             while reply == nil {
-                let bytes = try await connection.read(maxBytes: 16 * 1024, timeout: DemoUpstream.ioTimeout)
+                let bytes = try await connection.read(maxBytes: 16 * 1024, timeout: ioTimeout)
                 guard !bytes.isEmpty else { return }  // the client closed before a whole request arrived
                 do {
                     if let request = try parser.receive(bytes) {
@@ -159,7 +164,7 @@ final class DemoUpstream: Sendable {
                     reply = answer { $0.reject(error, at: $1) }
                 }
             }
-            if let reply { try await connection.write(reply.serialized, timeout: DemoUpstream.ioTimeout) }
+            if let reply { try await connection.write(reply.serialized, timeout: ioTimeout) }
         } catch {
             // A read or write failed or timed out: the connection is closed, and the client sees that.
         }
