@@ -82,22 +82,28 @@ public struct CacheControl: Hashable, Sendable {
 
     /// The directives of the given `Cache-Control` field values, in order.
     public init(fieldValues: [String]) {
-        var seen: Set<String> = []
+        // The known directives applied so far, one bit each: the first occurrence wins, and no set of names is
+        // built for the fields of every cache lookup.
+        var seen: UInt32 = 0
         for value in fieldValues {
-            for (name, argument) in CacheControl.directives(in: value) where seen.insert(name).inserted {
-                apply(name: name, argument: argument)
-            }
+            CacheControl.forEachDirective(in: value) { name, argument in apply(name: name, argument: argument, seen: &seen) }
         }
     }
 
-    private mutating func apply(name: String, argument: String?) {
+    private mutating func apply(name: String, argument: String?, seen: inout UInt32) {
+        func first(_ bit: Int) -> Bool {
+            defer { seen |= 1 << bit }
+            return seen & (1 << bit) == 0
+        }
         switch name {
-        case "max-age": maxAge = CacheControl.deltaSeconds(argument) ?? 0
-        case "s-maxage": sharedMaxAge = CacheControl.deltaSeconds(argument) ?? 0
+        case "max-age": if first(0) { maxAge = CacheControl.deltaSeconds(argument) ?? 0 }
+        case "s-maxage": if first(1) { sharedMaxAge = CacheControl.deltaSeconds(argument) ?? 0 }
         case "no-store": noStore = true
         case "no-cache":
-            noCache = true
-            noCacheFields = CacheControl.fieldNames(argument)
+            if first(2) {
+                noCache = true
+                noCacheFields = CacheControl.fieldNames(argument)
+            }
         case "must-revalidate": mustRevalidate = true
         case "proxy-revalidate": proxyRevalidate = true
         case "private": isPrivate = true
@@ -105,15 +111,17 @@ public struct CacheControl: Hashable, Sendable {
         case "must-understand": mustUnderstand = true
         case "no-transform": noTransform = true
         case "immutable": immutable = true
-        case "stale-while-revalidate": staleWhileRevalidate = CacheControl.deltaSeconds(argument)
-        case "stale-if-error": staleIfError = CacheControl.deltaSeconds(argument)
+        case "stale-while-revalidate": if first(3) { staleWhileRevalidate = CacheControl.deltaSeconds(argument) }
+        case "stale-if-error": if first(4) { staleIfError = CacheControl.deltaSeconds(argument) }
         case "max-stale":
-            if let argument {
-                maxStale = CacheControl.deltaSeconds(argument).map(MaxStale.seconds)
-            } else {
-                maxStale = .any
+            if first(5) {
+                if let argument {
+                    maxStale = CacheControl.deltaSeconds(argument).map(MaxStale.seconds)
+                } else {
+                    maxStale = .any
+                }
             }
-        case "min-fresh": minFresh = CacheControl.deltaSeconds(argument)
+        case "min-fresh": if first(6) { minFresh = CacheControl.deltaSeconds(argument) }
         case "only-if-cached": onlyIfCached = true
         default: break
         }
@@ -141,47 +149,64 @@ public struct CacheControl: Hashable, Sendable {
     }
 
     /// The directives of one field value: lower-cased names with their unquoted arguments, in order. Commas
-    /// inside quoted strings do not split; a backslash in a quoted string escapes the next character.
+    /// inside quoted strings do not split; a backslash in a quoted string escapes the next byte.
+    ///
+    /// Read byte by byte over UTF-8, as RFC 9110's grammar is written (a `"` followed by a combining mark is
+    /// still a quote), and without a `String` per character: a fresh cache hit reads the stored response's
+    /// field on every lookup.
     static func directives(in value: String) -> [(name: String, argument: String?)] {
         var result: [(name: String, argument: String?)] = []
-        var characters = Substring(value)[...]
-        while !characters.isEmpty {
+        forEachDirective(in: value) { result.append(($0, $1)) }
+        return result
+    }
+
+    /// ``directives(in:)`` one at a time, without the array.
+    static func forEachDirective(in value: String, _ body: (_ name: String, _ argument: String?) -> Void) {
+        var bytes = value.utf8[...]
+        while !bytes.isEmpty {
             // One list element: up to the next comma outside a quoted string.
-            var element = ""
-            var argument: String?
+            var name: [UInt8] = []
+            var argument: [UInt8]?
             var inQuotes = false
             var quoted = false
             var escaped = false
-            while let c = characters.first {
-                characters = characters.dropFirst()
+            while let byte = bytes.popFirst() {
                 if inQuotes {
                     if escaped {
-                        argument?.append(c)
+                        argument?.append(byte)
                         escaped = false
-                    } else if c == "\\" {
+                    } else if byte == UInt8(ascii: "\\") {
                         escaped = true
-                    } else if c == "\"" {
+                    } else if byte == UInt8(ascii: "\"") {
                         inQuotes = false
                     } else {
-                        argument?.append(c)
+                        argument?.append(byte)
                     }
                     continue
                 }
-                if c == "," { break }
+                if byte == UInt8(ascii: ",") { break }
                 if argument == nil {
-                    if c == "=" { argument = "" } else { element.append(c) }
-                } else if c == "\"", argument?.isEmpty == true, !quoted {
+                    if byte == UInt8(ascii: "=") { argument = [] } else { name.append(byte) }
+                } else if byte == UInt8(ascii: "\""), argument?.isEmpty == true, !quoted {
                     inQuotes = true
                     quoted = true
                 } else {
-                    argument?.append(c)
+                    argument?.append(byte)
                 }
             }
-            let name = element.trimmingHTTPWhitespace.lowercased()
-            guard !name.isEmpty else { continue }
-            let trimmedArgument = quoted ? argument : argument.map { String($0.trimmingHTTPWhitespace) }
-            result.append((name, trimmedArgument))
+            let trimmedName = trimmingWhitespace(name)
+            guard !trimmedName.isEmpty else { continue }
+            let lowered = String(decoding: trimmedName.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let text = argument.map { String(decoding: quoted ? $0[...] : trimmingWhitespace($0), as: UTF8.self) }
+            body(lowered, text)
         }
-        return result
+    }
+
+    /// `bytes` without leading and trailing spaces and tabs (RFC 9110's OWS).
+    private static func trimmingWhitespace(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }) else { return [] }
+        let last = bytes.lastIndex(where: { !isWhitespace($0) })!
+        return bytes[first...last]
     }
 }

@@ -25,8 +25,21 @@ public struct Freshness: Hashable, Sendable {
         heuristicLifetime: Double
     ) {
         self.init(
+            status: status, headers: headers, control: CacheControl(headers), requestTime: requestTime,
+            responseTime: responseTime, now: now, heuristicLifetime: heuristicLifetime
+        )
+    }
+
+    /// ``init(status:headers:requestTime:responseTime:now:heuristicLifetime:)`` with the response's
+    /// `Cache-Control` already parsed (`control`, from `headers`).
+    public init(
+        status: Int, headers: HTTPHeaders, control: CacheControl, requestTime: Double, responseTime: Double,
+        now: Double, heuristicLifetime: Double
+    ) {
+        self.init(
             lifetime: Freshness.lifetime(
-                status: status, headers: headers, responseTime: responseTime, heuristicLifetime: heuristicLifetime
+                status: status, headers: headers, control: control, responseTime: responseTime,
+                heuristicLifetime: heuristicLifetime
             ),
             currentAge: Freshness.currentAge(
                 headers: headers, requestTime: requestTime, responseTime: responseTime, now: now
@@ -53,7 +66,18 @@ public struct Freshness: Hashable, Sendable {
     public static func lifetime(status: Int, headers: HTTPHeaders, responseTime: Double, heuristicLifetime: Double)
         -> Double
     {
-        if let maxAge = CacheControl(headers).maxAge { return Double(maxAge) }
+        lifetime(
+            status: status, headers: headers, control: CacheControl(headers), responseTime: responseTime,
+            heuristicLifetime: heuristicLifetime
+        )
+    }
+
+    /// ``lifetime(status:headers:responseTime:heuristicLifetime:)`` with the `Cache-Control` of `headers`
+    /// already parsed.
+    public static func lifetime(
+        status: Int, headers: HTTPHeaders, control: CacheControl, responseTime: Double, heuristicLifetime: Double
+    ) -> Double {
+        if let maxAge = control.maxAge { return Double(maxAge) }
         if let expiresField = headers["Expires"] {
             guard let expires = HTTPDate.parse(expiresField) else { return 0 }
             let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime

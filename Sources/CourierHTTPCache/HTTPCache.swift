@@ -39,6 +39,9 @@ public final class HTTPCache: Sendable {
         public var decision: ReuseDecision
         /// The request's fields as looked up with.
         public var requestHeaders: HTTPHeaders
+        /// The `Cache-Control` directives of ``requestHeaders`` (the stored response's are
+        /// ``StoredResponse/cacheControl``).
+        public var requestControl: CacheControl
         /// The request's fields made conditional on the stored response's validators (unchanged when it has none).
         /// Computed when asked: a fresh hit never needs it.
         public var conditionalHeaders: HTTPHeaders {
@@ -62,16 +65,15 @@ public final class HTTPCache: Sendable {
             (try? StoredResponse(decoding: record.data)).map(MemoryFront.Value.stored)
         }) else { return nil }
         let freshness = Freshness(
-            status: stored.status, headers: stored.headers, requestTime: Self.seconds(stored.requestTime),
-            responseTime: Self.seconds(stored.responseTime), now: now, heuristicLifetime: heuristicLifetime
+            status: stored.status, headers: stored.headers, control: stored.cacheControl,
+            requestTime: Self.seconds(stored.requestTime), responseTime: Self.seconds(stored.responseTime), now: now,
+            heuristicLifetime: heuristicLifetime
         )
-        let decision = ReuseDecision(
-            freshness: freshness, request: CacheControl(requestHeaders), response: CacheControl(stored.headers)
-        )
+        let requestControl = CacheControl(requestHeaders)
+        let decision = ReuseDecision(freshness: freshness, request: requestControl, response: stored.cacheControl)
         return Lookup(
-            stored: stored, freshness: freshness, decision: decision,
-            requestHeaders: requestHeaders,
-            recordKey: recordKey
+            stored: stored, freshness: freshness, decision: decision, requestHeaders: requestHeaders,
+            requestControl: requestControl, recordKey: recordKey
         )
     }
 

@@ -17,7 +17,11 @@ public struct StoredResponse: Sendable, Hashable {
     public var variedFields: [HTTPHeaders.Field]
     public var status: Int
     public var reason: String
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        didSet { cacheControl = CacheControl(headers) }
+    }
+    /// The `Cache-Control` directives of ``headers``, parsed once: every cache lookup of the response reads them.
+    public private(set) var cacheControl: CacheControl
     /// When the request was sent and the response received, nanoseconds since the Unix epoch (wall clock: the
     /// `Date` and `Age` arithmetic of RFC 9111 §4.2.3 is in wall-clock time).
     public var requestTime: Int64
@@ -34,6 +38,7 @@ public struct StoredResponse: Sendable, Hashable {
         self.status = status
         self.reason = reason
         self.headers = headers
+        self.cacheControl = CacheControl(headers)
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.body = body
@@ -107,6 +112,7 @@ public struct StoredResponse: Sendable, Hashable {
         self.status = Int(status)
         reason = try reader.string()
         headers = HTTPHeaders(fields: try reader.fields())
+        cacheControl = CacheControl(headers)
         requestTime = Int64(bitPattern: try reader.integer() as UInt64)
         responseTime = Int64(bitPattern: try reader.integer() as UInt64)
         let length: UInt64 = try reader.integer()

@@ -36,8 +36,8 @@ struct CacheStage: Sendable {
             throw Self.failure(error, url: url)
         }
         guard let lookup else { return nil }
-        let request = CacheControl(headers)
-        let response = CacheControl(lookup.stored.headers)
+        let request = lookup.requestControl
+        let response = lookup.stored.cacheControl
         let finding = LoadStateMachine.CacheFinding(
             decision: lookup.decision,
             isFresh: lookup.freshness.isFresh,

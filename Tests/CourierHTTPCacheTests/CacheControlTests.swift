@@ -84,6 +84,18 @@ import Testing
         #expect(CacheControl(fieldValues: [#"x-ext="no-store, max-age=1", public"#]).maxAge == nil)
     }
 
+    /// The grammar is over bytes (RFC 9110 §5.6): a quote or comma followed by a combining mark is still a quote
+    /// or a comma, though Swift sees one `Character`; bytes beyond ASCII in a quoted string are kept as they are.
+    @Test func delimitersAreBytesNotCharacters() {
+        let cc = CacheControl(fieldValues: ["x-ext=\"\u{301}no-store, max-age=1\",\u{301} Public, no-cache=\"X-\u{E9}t\u{E9}\""])
+        #expect(!cc.noStore && cc.maxAge == nil, "the quoted string was read as directives")
+        #expect(!cc.isPublic, "a combining mark makes the name another one")
+        #expect(cc.noCache)
+        #expect(cc.noCacheFields == ["x-\u{E9}t\u{E9}"])
+        #expect(CacheControl.directives(in: " MAX-AGE = 7 ,\tPrivate\t") .map(\.name) == ["max-age", "private"])
+        #expect(CacheControl(fieldValues: [" MAX-AGE=7 "]).maxAge == 7)
+    }
+
     /// RFC 9111 §5.2: recipients accept the quoted form of an argument too (`max-age="60"`).
     @Test func quotedArgumentIsAccepted() {
         #expect(CacheControl(fieldValues: [#"max-age="60""#]).maxAge == 60)
