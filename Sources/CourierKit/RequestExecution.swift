@@ -87,17 +87,21 @@ struct RequestExecution {
     /// service's rules for unclaimed hosts), while online.
     /// Every request field is part of the key (the response's `Vary` is not known yet), and so is the factory
     /// when the route has an authoriser (two users never share a response).
+    ///
+    /// The URL is taken as the caller wrote it, not normalised as the cache's key is: built for every cacheable
+    /// load, fresh hits included, it must cost little, and two spellings of one URL loaded at the same instant
+    /// merely do not share (each is still answered from the cache or the network on its own).
     private func coalescingKey(_ first: (HTTPURL, Route)?) -> String? {
         guard events == nil, request.method == .get || request.method == .head, request.body == nil,
-            request.bodyStream == nil, !factory.isOffline, let (url, route) = first, service.cachePolicy(for: route) != nil
+            request.bodyStream == nil, !factory.isOffline, let (_, route) = first, service.cachePolicy(for: route) != nil
         else { return nil }
-        let identity = route.authoriser.map { "\($0.name)@\(ObjectIdentifier(factory).hashValue)" }
-        let fields = request.headers.fields
-            .map { "\($0.name.lowercased()): \($0.value)" }
-            .sorted()
-            .joined(separator: "\n")
         // HEAD and GET answer differently (no body): unlike the cache's key, they do not coalesce together.
-        return "\(request.method) " + HTTPCacheKey(method: request.method, url: url, identity: identity).primary + "\n" + fields
+        var key = "\(request.method) \(request.url)"
+        if let authoriser = route.authoriser { key += " #\(authoriser.name)@\(ObjectIdentifier(factory).hashValue)" }
+        if !request.headers.fields.isEmpty {
+            key += "\n" + request.headers.fields.map { "\($0.name.lowercased()): \($0.value)" }.sorted().joined(separator: "\n")
+        }
+        return key
     }
 
     private func runAlone(_ first: (HTTPURL, Route)?) async -> Result<Response, CourierError> {

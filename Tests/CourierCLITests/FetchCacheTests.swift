@@ -41,7 +41,8 @@ import Testing
         )
         #expect(result.status == 0, "\(result.stderr)")
         let kinds = try FetchTestFiles.reports(result.stderr).compactMap { $0["cache"] as? String }
-        #expect(kinds == ["miss", "coalesced", "coalesced"])
+        // Which of the three leads is a race between their tasks; exactly one does.
+        #expect(kinds.sorted() == ["coalesced", "coalesced", "miss"])
         #expect(server.requests.count == 1)
     }
 
