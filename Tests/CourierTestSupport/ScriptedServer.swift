@@ -168,6 +168,9 @@ public final class ScriptedServer: @unchecked Sendable {
         private let lock = NSLock()
         private var accepted = 0
         private var stopped = false
+        /// Set, under the lock, when the accept loop has closed the socket: ``stop()`` then leaves the number
+        /// alone (the kernel may have handed it to someone else).
+        private var closed = false
 
         init(fd: Int32, handler: @escaping @Sendable (Connection) -> Void) {
             self.fd = fd
@@ -182,15 +185,20 @@ public final class ScriptedServer: @unchecked Sendable {
 
         func stop() {
             lock.lock()
-            let wasStopped = stopped
+            defer { lock.unlock() }
+            guard !stopped else { return }
             stopped = true
-            lock.unlock()
             // Wakes the accept loop, which closes the socket.
-            if !wasStopped { shutdown(fd, Int32(SHUT_RDWR)) }
+            if !closed { shutdown(fd, Int32(SHUT_RDWR)) }
         }
 
         func acceptLoop() {
-            defer { Glibc.close(fd) }
+            defer {
+                lock.lock()
+                closed = true
+                Glibc.close(fd)
+                lock.unlock()
+            }
             while true {
                 let connectionFD = accept(fd, nil, nil)
                 if connectionFD < 0 {
