@@ -148,19 +148,12 @@ public struct CacheControl: Hashable, Sendable {
         }
     }
 
-    /// The directives of one field value: lower-cased names with their unquoted arguments, in order. Commas
-    /// inside quoted strings do not split; a backslash in a quoted string escapes the next byte.
+    /// Calls `body` with each directive of one field value: its lower-cased name and unquoted argument, in
+    /// order. Commas inside quoted strings do not split; a backslash in a quoted string escapes the next byte.
     ///
     /// Read byte by byte over UTF-8, as RFC 9110's grammar is written (a `"` followed by a combining mark is
     /// still a quote), and without a `String` per character: a fresh cache hit reads the stored response's
     /// field on every lookup.
-    static func directives(in value: String) -> [(name: String, argument: String?)] {
-        var result: [(name: String, argument: String?)] = []
-        forEachDirective(in: value) { result.append(($0, $1)) }
-        return result
-    }
-
-    /// ``directives(in:)`` one at a time, without the array.
     static func forEachDirective(in value: String, _ body: (_ name: String, _ argument: String?) -> Void) {
         var bytes = value.utf8[...]
         while !bytes.isEmpty {
