@@ -49,6 +49,10 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     public let index: Int
     let selector: PlatformSelector
     private let state = Mutex(State())
+    /// False once the loop has closed its selector. A submitter writes its wake-up under this lock, and the
+    /// loop closes under it, so a wake-up decided just before shut-down (the loop may be awake, see the
+    /// request, stop and close at once) never reaches a closed, or by then reused, descriptor number.
+    private let selectorOpen = Mutex(true)
     private let threadID = Atomic<UInt>(0)
 
     init(index: Int) throws(SystemCallError) {
@@ -128,10 +132,14 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     private func wakeUp() {
-        do {
-            try selector.wakeup()
-        } catch {
-            preconditionFailure("cannot wake event loop \(index): \(error)")
+        selectorOpen.withLock { open in
+            // A loop that already stopped needs no wake-up.
+            guard open else { return }
+            do {
+                try selector.wakeup()
+            } catch {
+                preconditionFailure("cannot wake event loop \(index): \(error)")
+            }
         }
     }
 
@@ -275,7 +283,10 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             state.lifecycle = .shutDown
             state.registrations.removeAll()
             state.work.removeAll()
-            selector.close()
+            selectorOpen.withLock { open in
+                open = false
+                selector.close()
+            }
         }
     }
 

@@ -145,3 +145,32 @@ extension LoopbackTests.EventLoopTests {
         for loop in group.loops { #expect(try await policy(of: loop) == 3) }  // SCHED_BATCH
     }
 }
+
+extension LoopbackTests.EventLoopTests {
+    /// Shut-down races the loop closing its descriptors: a loop that is awake when `shutdown()` starts may see
+    /// the request, stop and close its eventfd before the shutting-down thread writes its wake-up to it. That
+    /// write must never reach a closed (or reused) descriptor number: `SystemCall` stops the process on the
+    /// EBADF it would get (the crash CI saw about once in 15 full runs). The window is a few instructions
+    /// wide, so this is a bounded stress (300 groups, each loop spinning on self-resubmitted work while a
+    /// second thread claims wake-ups with `execute`); with a 2 ms pause put between `initiateShutdown`'s
+    /// unlock and its write, it fails on every run without the fix.
+    @Test func shutdownNeverWakesAClosedLoop() async throws {
+        let baseline = try OpenFileDescriptors.count()
+        let started = MonotonicInstant.now()
+        for _ in 0..<300 {
+            let group = try EventLoopGroup(threads: 1)
+            let loop = group.next()
+            @Sendable func spin() { loop.execute { spin() } }
+            spin()
+            let hammering = Atomic(true)
+            let hammer = try Syscall.startThread(name: "hammer") {
+                while hammering.load(ordering: .relaxed) { loop.execute {} }
+            }
+            group.shutdown()
+            hammering.store(false, ordering: .relaxed)
+            Syscall.joinThread(hammer)
+            if MonotonicInstant.now() - started > .seconds(10) { break }
+        }
+        try await expectNoDescriptorLeak(baseline: baseline)
+    }
+}
