@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <stdio.h>
 #include "CCourierPosix.h"
 
 int CCourierPosix_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
@@ -35,4 +36,8 @@ int CCourierPosix_fileIdentity(int fd, const char *path, int flags, uint64_t *de
     *birthSeconds = info.stx_btime.tv_sec;
     *birthNanoseconds = info.stx_btime.tv_nsec;
     return 0;
+}
+
+int CCourierPosix_renameNoReplace(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
 }

@@ -1,3 +1,4 @@
+import CCourierPosix
 import CourierCore
 
 #if canImport(Glibc)
@@ -72,6 +73,15 @@ enum RecordFile {
     /// the old file, the new one, or (if there was no old one) none. On failure the temporary file is removed and
     /// the old record left as it was. If `directory` (the stripe's) is missing it is created and the write tried
     /// again: the store does not `mkdir` before every write, only when the directory turns out to be gone.
+    ///
+    /// With ``FsyncPolicy/durable`` the order of the syncs depends on whether there is an old record to keep:
+    /// - **A new key** (the rename with `RENAME_NOREPLACE` succeeds): rename first, then `fsync` the file and the
+    ///   directory. Nothing older can be lost, and on a journaling file system the file's sync commits the rename
+    ///   with it, so the directory's sync finds nothing left to do: one journal commit instead of two. If a sync
+    ///   fails, the new file is removed again (the key reads as missing, as before the call).
+    /// - **A replacement** (`EEXIST`), or a file system without `RENAME_NOREPLACE`: `fsync` the temporary file
+    ///   first, then rename over the old record and `fsync` the directory, so a failed sync leaves the old record
+    ///   untouched.
     static func writeAtomically(
         _ header: [UInt8], _ payload: [UInt8], to path: String, via temporaryPath: String, directory: String,
         fsync policy: FsyncPolicy, fault: WriteFault?
@@ -83,8 +93,9 @@ enum RecordFile {
             try makeDirectory(directory)
             fd = try createTruncating(temporaryPath)
         }
+        var published = false
         do throws(SystemCallError) {
-            let budget = fault?.afterBytes ?? Int.max
+            let budget = fault?.writeBudget ?? Int.max
             let headerBytes = min(header.count, budget)
             let payloadBytes = min(payload.count, budget - headerBytes)
             try writeAll(fd, header[0..<headerBytes], payload[0..<payloadBytes])
@@ -92,23 +103,58 @@ enum RecordFile {
                 switch fault.kind {
                 case .crash: throw WriteFault.crashMarker
                 case .fail(let code): throw SystemCallError(call: "write", errno: code)
+                case .failSync: break
                 }
             }
-            if policy == .durable { _ = try SystemCall.blocking("fsync") { Glibc.fsync(fd) } }
+            if policy == .durable {
+                published = try renameIfNew(temporaryPath, path)
+                try sync(fd, fault: fault)
+            }
         } catch {
             _ = close(fd)
-            // A killed writer leaves its temporary file; garbage collection removes it.
-            if error != WriteFault.crashMarker { _ = try? unlink(temporaryPath) }
+            if published {
+                // A new key whose sync failed: take it back, so the key is missing as it was before.
+                _ = try? unlink(path)
+            } else if error != WriteFault.crashMarker {
+                // A killed writer leaves its temporary file; garbage collection removes it.
+                _ = try? unlink(temporaryPath)
+            }
             throw error
         }
         _ = close(fd)
-        do {
-            _ = try SystemCall.blocking("rename") { rename(temporaryPath, path) }
-        } catch {
-            _ = try? unlink(temporaryPath)
-            throw error
+        if !published {
+            do {
+                _ = try SystemCall.blocking("rename") { rename(temporaryPath, path) }
+            } catch {
+                _ = try? unlink(temporaryPath)
+                throw error
+            }
         }
-        if policy == .durable { try syncDirectory(directory) }
+        if policy == .durable {
+            do {
+                try syncDirectory(directory)
+            } catch {
+                if published { _ = try? unlink(path) }
+                throw error
+            }
+        }
+    }
+
+    /// Renames `temporaryPath` to `path` if nothing is there yet (true); false when a record exists (it must not
+    /// be replaced before the new file is synced) or the file system has no `RENAME_NOREPLACE`.
+    private static func renameIfNew(_ temporaryPath: String, _ path: String) throws(SystemCallError) -> Bool {
+        do {
+            _ = try SystemCall.blocking("renameat2") { CCourierPosix_renameNoReplace(temporaryPath, path) }
+            return true
+        } catch where error.errno == EEXIST || error.errno == EINVAL || error.errno == ENOSYS {
+            return false
+        }
+    }
+
+    /// `fsync(2)` of a written file, or the failure a test's fault injects in its place.
+    private static func sync(_ fd: Int32, fault: WriteFault?) throws(SystemCallError) {
+        if case .failSync(let code) = fault?.kind { throw SystemCallError(call: "fsync", errno: code) }
+        _ = try SystemCall.blocking("fsync") { Glibc.fsync(fd) }
     }
 
     private static func createTruncating(_ path: String) throws(SystemCallError) -> Int32 {

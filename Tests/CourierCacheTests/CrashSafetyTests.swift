@@ -53,6 +53,51 @@ import Testing
         #expect(try store.filesOnDisk().count == 1)
     }
 
+    /// A `.durable` store syncs a replacement before it renames it over the old record: when that `fsync`
+    /// fails (`EIO`), the old record is still the one under the key, and no temporary file is left. (Renaming
+    /// first, as a new key's store does, fails this test.)
+    @Test func aFailedSyncOfAReplacementKeepsTheOldRecord() async throws {
+        defer { directory.remove() }
+        let failSync = Mutex(false)
+        let store = try RecordStore.forTest(directory, clock: clock) {
+            $0.fsync = .durable
+            $0.writeFault = { _ in failSync.withLock { $0 } ? WriteFault(afterBytes: 0, kind: .failSync(errno: EIO)) : nil }
+        }
+        try await store.store([1, 2, 3], forKey: "replaced", locked: true)
+        failSync.withLock { $0 = true }
+        await #expect(throws: CacheError(key: "replaced", operation: .store, reason: .system(SystemCallError(call: "fsync", errno: EIO)))) {
+            try await store.store(Array(repeating: 7, count: 5000), forKey: "replaced")
+        }
+        let record = try #require(try await store.load("replaced"))
+        #expect(record.data == [1, 2, 3] && record.lockCount == 1)
+        #expect(try store.filesOnDisk().count == 1)
+    }
+
+    /// A `.durable` store of a new key renames first (`RENAME_NOREPLACE`) and syncs after, one journal commit
+    /// instead of two; when that `fsync` fails the new file is taken back: the key reads as missing, as it did
+    /// before the call, and nothing is left in the directory.
+    @Test func aFailedSyncOfANewKeyLeavesTheKeyMissing() async throws {
+        defer { directory.remove() }
+        let failSync = Mutex(false)
+        let store = try RecordStore.forTest(directory, clock: clock) {
+            $0.fsync = .durable
+            $0.writeFault = { _ in failSync.withLock { $0 } ? WriteFault(afterBytes: 0, kind: .failSync(errno: EIO)) : nil }
+        }
+        try await store.store([9], forKey: "other")
+        failSync.withLock { $0 = true }
+        await #expect(throws: CacheError(key: "new", operation: .store, reason: .system(SystemCallError(call: "fsync", errno: EIO)))) {
+            try await store.store(Array(repeating: 7, count: 5000), forKey: "new")
+        }
+        #expect(try await store.load("new") == nil)
+        #expect(try store.filesOnDisk().count == 1)
+        failSync.withLock { $0 = false }
+        // Both orders publish whole records that read back.
+        try await store.store([4, 5], forKey: "new")
+        try await store.store([6], forKey: "new")
+        #expect(try await store.load("new")?.data == [6])
+        #expect(try await store.load("other")?.data == [9])
+    }
+
     /// A child process stores 2 MiB records in a loop and is killed with SIGKILL at a seeded random moment,
     /// thirty times. The file under the key must always decode completely (old or new generation, never torn).
     @Test func sigkillMidWriteNeverLeavesATornRecord() async throws {

@@ -41,4 +41,8 @@ int CCourierPosix_fileIdentity(int fd, const char *_Nonnull path, int flags, uin
                                uint64_t *_Nonnull inode, uint64_t *_Nonnull size, int64_t *_Nonnull birthSeconds,
                                uint32_t *_Nonnull birthNanoseconds, int *_Nonnull hasBirth);
 
+/// renameat2(2) with RENAME_NOREPLACE: renames `from` to `to` only if `to` does not exist (EEXIST otherwise), in
+/// one atomic step. EINVAL where the file system does not support the flag. 0, or -1 with errno.
+int CCourierPosix_renameNoReplace(const char *_Nonnull from, const char *_Nonnull to);
+
 #endif
