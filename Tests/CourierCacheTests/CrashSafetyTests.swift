@@ -53,18 +53,31 @@ import Testing
         #expect(try store.filesOnDisk().count == 1)
     }
 
+    /// A switch a test flips while its store runs.
+    final class Switch: Sendable {
+        private let state = Mutex(false)
+        var isOn: Bool { state.withLock { $0 } }
+        func set(_ on: Bool) { state.withLock { $0 = on } }
+    }
+
+    /// A `.durable` store whose file `fsync`s fail with `EIO` while the returned switch is on.
+    func durableStoreWithFailingSync() throws -> (RecordStore, Switch) {
+        let failSync = Switch()
+        let store = try RecordStore.forTest(directory, clock: clock) {
+            $0.fsync = .durable
+            $0.writeFault = { _ in failSync.isOn ? WriteFault(afterBytes: 0, kind: .failSync(errno: EIO)) : nil }
+        }
+        return (store, failSync)
+    }
+
     /// A `.durable` store syncs a replacement before it renames it over the old record: when that `fsync`
     /// fails (`EIO`), the old record is still the one under the key, and no temporary file is left. (Renaming
     /// first, as a new key's store does, fails this test.)
     @Test func aFailedSyncOfAReplacementKeepsTheOldRecord() async throws {
         defer { directory.remove() }
-        let failSync = Mutex(false)
-        let store = try RecordStore.forTest(directory, clock: clock) {
-            $0.fsync = .durable
-            $0.writeFault = { _ in failSync.withLock { $0 } ? WriteFault(afterBytes: 0, kind: .failSync(errno: EIO)) : nil }
-        }
+        let (store, failSync) = try durableStoreWithFailingSync()
         try await store.store([1, 2, 3], forKey: "replaced", locked: true)
-        failSync.withLock { $0 = true }
+        failSync.set(true)
         await #expect(throws: CacheError(key: "replaced", operation: .store, reason: .system(SystemCallError(call: "fsync", errno: EIO)))) {
             try await store.store(Array(repeating: 7, count: 5000), forKey: "replaced")
         }
@@ -78,19 +91,15 @@ import Testing
     /// before the call, and nothing is left in the directory.
     @Test func aFailedSyncOfANewKeyLeavesTheKeyMissing() async throws {
         defer { directory.remove() }
-        let failSync = Mutex(false)
-        let store = try RecordStore.forTest(directory, clock: clock) {
-            $0.fsync = .durable
-            $0.writeFault = { _ in failSync.withLock { $0 } ? WriteFault(afterBytes: 0, kind: .failSync(errno: EIO)) : nil }
-        }
+        let (store, failSync) = try durableStoreWithFailingSync()
         try await store.store([9], forKey: "other")
-        failSync.withLock { $0 = true }
+        failSync.set(true)
         await #expect(throws: CacheError(key: "new", operation: .store, reason: .system(SystemCallError(call: "fsync", errno: EIO)))) {
             try await store.store(Array(repeating: 7, count: 5000), forKey: "new")
         }
         #expect(try await store.load("new") == nil)
         #expect(try store.filesOnDisk().count == 1)
-        failSync.withLock { $0 = false }
+        failSync.set(false)
         // Both orders publish whole records that read back.
         try await store.store([4, 5], forKey: "new")
         try await store.store([6], forKey: "new")
