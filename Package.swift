@@ -2,7 +2,7 @@
 // Courier: an HTTP data-loading framework for Swift on Linux.
 //
 // Layers, lowest first (a module never imports one above it or beside it):
-//   C shims          CCourierPosix, CCourierZlib, CCourierOpenSSL (the system's libssl/libcrypto)
+//   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto)
 //   vocabulary       CourierCore
 //   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
@@ -42,6 +42,8 @@ let package = Package(
         // MARK: - C shims
         .target(name: "CCourierPosix"),
         .systemLibrary(name: "CCourierZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // CRC-32 with carry-less multiplication, zlib for the rest (the record store's checksum).
+        .target(name: "CCourierChecksum", dependencies: ["CCourierZlib"]),
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Vocabulary
@@ -56,7 +58,7 @@ let package = Package(
         ),
         .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
-        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierZlib", "CCourierPosix"]),
+        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierChecksum", "CCourierPosix"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
@@ -134,7 +136,7 @@ let package = Package(
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
-        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache", "CourierTestSupport"]),
+        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache", "CCourierZlib", "CCourierTestSupport", "CourierTestSupport"]),
         .testTarget(
             name: "CourierHTTPCacheTests",
             dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache", "CourierTestSupport"]
