@@ -37,7 +37,11 @@ enum RecordFile {
         var info = stat()
         _ = try SystemCall.blocking("fstat") { fstat(fd, &info) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return ([], Int64(info.st_size)) }
-        let fileSize = Int(info.st_size)
+        return (try readHeaderPart(fd, fileSize: Int(info.st_size)), Int64(info.st_size))
+    }
+
+    /// The fixed part and the key as the fixed part declares its length (as much of them as the file has).
+    private static func readHeaderPart(_ fd: Int32, fileSize: Int) throws(SystemCallError) -> [UInt8] {
         var bytes = try readAt(fd, offset: 0, count: min(fileSize, RecordHeader.fixedSize + keyBytesReadAtOnce))
         if bytes.count >= RecordHeader.fixedSize {
             let keySize = Int(bytes[48]) | Int(bytes[49]) << 8 | Int(bytes[50]) << 16 | Int(bytes[51]) << 24
@@ -49,24 +53,80 @@ enum RecordFile {
                 bytes += try readAt(fd, offset: bytes.count, count: wanted - bytes.count)
             }
         }
-        return (bytes, Int64(fileSize))
+        return bytes
+    }
+
+    /// A record file opened for a load: its header part and payload read apart (so the payload is read once,
+    /// straight into the array the caller returns, never copied out of a whole-file buffer), and the descriptor
+    /// kept open so the access time is rewritten through it, without a second `open`.
+    struct OpenedForLoad {
+        let fd: Int32
+        /// False where the file could only be opened for reading (permissions, a read-only mount): the access
+        /// time cannot move.
+        let writable: Bool
+        /// The fixed part and the key, or fewer bytes when the file is shorter (empty for a non-record).
+        let header: [UInt8]
+        /// The bytes after ``header``.
+        let payload: [UInt8]
+        let fileSize: Int
+    }
+
+    /// Opens `path` and reads it as ``OpenedForLoad``, runs `body`, then closes it. Nil (and `body` is not run) if
+    /// the file does not exist. A directory, device or file over `maxBytes` is read as empty (not a record).
+    static func withOpenedForLoad<T>(
+        _ path: String, maxBytes: Int, _ body: (OpenedForLoad) throws(SystemCallError) -> T
+    ) throws(SystemCallError) -> T? {
+        var writable = true
+        let fd: Int32
+        do {
+            fd = try SystemCall.blocking("open") { open(path, O_RDWR | O_CLOEXEC) }
+        } catch where error.errno == ENOENT {
+            return nil
+        } catch where error.errno == EISDIR {
+            return try body(OpenedForLoad(fd: -1, writable: false, header: [], payload: [], fileSize: 0))
+        } catch where error.errno == EACCES || error.errno == EPERM || error.errno == EROFS {
+            writable = false
+            do {
+                fd = try SystemCall.blocking("open") { open(path, O_RDONLY | O_CLOEXEC) }
+            } catch where error.errno == ENOENT {
+                return nil
+            }
+        }
+        defer { _ = close(fd) }
+        var info = stat()
+        _ = try SystemCall.blocking("fstat") { fstat(fd, &info) }
+        let fileSize = Int(info.st_size)
+        guard (info.st_mode & S_IFMT) == S_IFREG, fileSize <= maxBytes else {
+            return try body(OpenedForLoad(fd: fd, writable: false, header: [], payload: [], fileSize: fileSize))
+        }
+        let header = try readHeaderPart(fd, fileSize: fileSize)
+        let payload = header.count < fileSize ? try readAt(fd, offset: header.count, count: fileSize - header.count) : []
+        return try body(OpenedForLoad(fd: fd, writable: writable, header: header, payload: payload, fileSize: fileSize))
     }
 
     /// The key bytes ``readHeader(_:)`` reads with the fixed part in one call (URLs are rarely longer).
     static let keyBytesReadAtOnce = 448
 
-    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    /// Up to `count` bytes at `offset` (fewer at the end of the file), read straight into the returned array.
     private static func readAt(_ fd: Int32, offset: Int, count: Int) throws(SystemCallError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let n = try SystemCall.blocking("pread") {
-                buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, count - filled, off_t(offset + filled)) }
+        var failure: SystemCallError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            while initialized < count {
+                let n: Int
+                do throws(SystemCallError) {
+                    n = try SystemCall.blocking("pread") {
+                        pread(fd, buffer.baseAddress! + initialized, count - initialized, off_t(offset + initialized))
+                    }
+                } catch {
+                    failure = error
+                    return
+                }
+                if n == 0 { return }
+                initialized += n
             }
-            if n == 0 { break }
-            filled += n
         }
-        return Array(buffer[0..<filled])
+        if let failure { throw failure }
+        return bytes
     }
 
     /// Writes `header` and `payload` to `temporaryPath`, then renames it over `path`: a reader (or a crash) sees
@@ -187,6 +247,11 @@ enum RecordFile {
     static func rewriteFixedHeader(_ path: String, _ fixed: [UInt8], sync: Bool) throws(SystemCallError) {
         let fd = try SystemCall.blocking("open") { open(path, O_WRONLY | O_CLOEXEC) }
         defer { _ = close(fd) }
+        try rewriteFixedHeader(fd: fd, fixed, sync: sync)
+    }
+
+    /// ``rewriteFixedHeader(_:_:sync:)`` through a descriptor open for writing.
+    static func rewriteFixedHeader(fd: Int32, _ fixed: [UInt8], sync: Bool) throws(SystemCallError) {
         var written = 0
         while written < fixed.count {
             written += try SystemCall.blocking("pwrite") {

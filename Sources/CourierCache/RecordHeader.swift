@@ -91,10 +91,25 @@ struct RecordHeader: Hashable, Sendable {
         case .failure(let corruption): return .failure(corruption)
         case .success(let decoded): header = decoded
         }
-        guard UInt64(bytes.count) == header.fileSize else { return .failure(.payloadSizeMismatch) }
-        guard CRC32.checksum(bytes[header.headerSize...]) == header.payloadCRC else {
-            return .failure(.payloadChecksumMismatch)
+        return check(header, fileSize: bytes.count, payload: bytes[header.headerSize...])
+    }
+
+    /// ``decodeRecord(_:)`` for a file read in two parts: `header` (at least the fixed part and the key), the
+    /// `payload` after it, and the file's length.
+    static func decodeRecord(header bytes: [UInt8], payload: [UInt8], fileSize: Int) -> Result<RecordHeader, RecordCorruption> {
+        let header: RecordHeader
+        switch decode(bytes) {
+        case .failure(let corruption): return .failure(corruption)
+        case .success(let decoded): header = decoded
         }
+        guard bytes.count == header.headerSize else { return .failure(.payloadSizeMismatch) }
+        return check(header, fileSize: fileSize, payload: payload[...])
+    }
+
+    /// The checks after the header's own: the file's length, then the payload's CRC.
+    private static func check(_ header: RecordHeader, fileSize: Int, payload: ArraySlice<UInt8>) -> Result<RecordHeader, RecordCorruption> {
+        guard UInt64(fileSize) == header.fileSize else { return .failure(.payloadSizeMismatch) }
+        guard CRC32.checksum(payload) == header.payloadCRC else { return .failure(.payloadChecksumMismatch) }
         return .success(header)
     }
 }

@@ -665,25 +665,28 @@ public final class RecordStore: Sendable {
     }
 
     private func loadRecord(at location: Location, keyBytes: [UInt8]) throws(SystemCallError) -> CacheRecord? {
-        guard let bytes = try RecordFile.read(location.path, maxBytes: options.maximumRecordBytes) else { return nil }
-        guard case .success(let header) = RecordHeader.decodeRecord(bytes), header.key == keyBytes else {
-            try discard(location)
-            return nil
+        let loaded = try RecordFile.withOpenedForLoad(location.path, maxBytes: options.maximumRecordBytes) { file throws(SystemCallError) -> CacheRecord? in
+            guard case .success(let header) = RecordHeader.decodeRecord(header: file.header, payload: file.payload, fileSize: file.fileSize),
+                header.key == keyBytes
+            else {
+                try discard(location)
+                return nil
+            }
+            let now = options.clock.now()
+            guard expiry.canBeReturned(header, now: now) else { return nil }
+            var moved = header
+            moved.accessTime = now
+            // A file opened read-only cannot take the new access time: counted like a failed write.
+            if !file.writable || (try? RecordFile.rewriteFixedHeader(fd: file.fd, moved.encodedFixedPart(), sync: false)) == nil {
+                state.withLock { $0.statistics.accessTimeWriteFailures += 1 }
+            }
+            return CacheRecord(
+                key: String(decoding: keyBytes, as: UTF8.self), data: file.payload,
+                ttl: .nanoseconds(Int64(clamping: header.ttlNanoseconds)), lockCount: header.lockCount,
+                storeTime: header.storeTime, accessTime: header.accessTime
+            )
         }
-        let now = options.clock.now()
-        guard expiry.canBeReturned(header, now: now) else { return nil }
-        var moved = header
-        moved.accessTime = now
-        do {
-            try RecordFile.rewriteFixedHeader(location.path, moved.encodedFixedPart(), sync: false)
-        } catch {
-            state.withLock { $0.statistics.accessTimeWriteFailures += 1 }
-        }
-        return CacheRecord(
-            key: String(decoding: keyBytes, as: UTF8.self), data: Array(bytes[header.headerSize...]),
-            ttl: .nanoseconds(Int64(clamping: header.ttlNanoseconds)), lockCount: header.lockCount,
-            storeTime: header.storeTime, accessTime: header.accessTime
-        )
+        return loaded ?? nil
     }
 
     private func changeLockCount(_ key: String, by delta: Int, _ operation: CacheError.Operation) throws(CacheError) -> UInt32? {

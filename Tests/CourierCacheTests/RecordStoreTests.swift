@@ -1,3 +1,4 @@
+import CCourierTestSupport
 import Foundation
 import Testing
 
@@ -246,13 +247,20 @@ import Testing
         #expect(try await store.load("again")?.data == [7])
     }
 
-    // Root ignores file modes, so the failure cannot be provoked there: the test is skipped, not passed.
-    @Test(.enabled(if: getuid() != 0, "root ignores file modes"))
-    func anAccessTimeWriteFailureStillReturnsTheRecord() async throws {
+    /// A record file the store may read but not write (mode 0444; for root, which ignores modes, the immutable
+    /// flag) still loads: the load falls back to a read-only descriptor, and only the access time cannot move.
+    @Test func anAccessTimeWriteFailureStillReturnsTheRecord() async throws {
         defer { directory.remove() }
         let store = try RecordStore.forTest(directory, clock: clock)
         try await store.store([1, 2], forKey: "read-only")
-        chmod(store.path(of: "read-only"), 0o444)
+        let path = store.path(of: "read-only")
+        if getuid() == 0 {
+            let status = CCourierTestSupport_setImmutable(path, 1)
+            try #require(status == 0, "cannot set the immutable flag (errno \(status)): the read-only path is untested")
+        } else {
+            chmod(path, 0o444)
+        }
+        defer { _ = CCourierTestSupport_setImmutable(path, 0) }
         clock.advance(seconds: 1)
         #expect(try await store.load("read-only")?.data == [1, 2])
         #expect(store.statistics.accessTimeWriteFailures == 1)

@@ -14,4 +14,8 @@ int CCourierTestSupport_spawn(pid_t *_Nonnull pid, const char *_Nonnull path, ch
 /// pipe2(2) with O_CLOEXEC (a GNU extension): both ends close on exec. 0, or -1 with errno.
 int CCourierTestSupport_pipe(int fds[_Nonnull 2]);
 
+/// Sets or clears a file's immutable flag (FS_IMMUTABLE_FL, `chattr +i`): even root cannot open it for
+/// writing then (EPERM). Needs CAP_LINUX_IMMUTABLE and a file system with the flag. 0, or an errno value.
+int CCourierTestSupport_setImmutable(const char *_Nonnull path, int immutable);
+
 #endif
