@@ -83,6 +83,10 @@ import Testing
               api:
                 hosts: [127.0.0.1]
                 retry: { max-attempts: 1 }
+                # 120 loads share 8 pooled connections, and a load waits for one within the connect timeout: on a
+                # machine loaded enough (other processes at full speed on both cores) the queue drained in more
+                # than the default 10 s and loads ended in `timeout`. This test is about terminal callbacks.
+                timeouts: { connect: 60s }
               stuck:
                 hosts: [localhost]
                 authoriser: stuck
