@@ -24,6 +24,11 @@ int CCourierPosix_setBatchScheduling(void) {
     return sched_setscheduler(0, SCHED_BATCH, &param);
 }
 
+int CCourierPosix_setNormalScheduling(void) {
+    struct sched_param param = { .sched_priority = 0 };
+    return sched_setscheduler(0, SCHED_OTHER, &param);
+}
+
 int CCourierPosix_fileIdentity(int fd, const char *path, int flags, uint64_t *device, uint64_t *inode, uint64_t *size,
                                int64_t *birthSeconds, uint32_t *birthNanoseconds, int *hasBirth) {
     struct statx info;

@@ -53,6 +53,9 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// loop closes under it, so a wake-up decided just before shut-down (the loop may be awake, see the
     /// request, stop and close at once) never reaches a closed, or by then reused, descriptor number.
     private let selectorOpen = Mutex(true)
+    /// Reads and writes under way on this loop's descriptors, from their start until they return, whether parked
+    /// or not (what an ``EventLoopThreadScheduling/adaptive`` loop decides its policy from).
+    private let operations = Atomic<Int>(0)
     private let threadID = Atomic<UInt>(0)
 
     init(index: Int) throws(SystemCallError) {
@@ -194,18 +197,28 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     // MARK: - The loop
 
+    /// A read or write on one of this loop's descriptors started (``IOChannel/perform``).
+    func operationStarted() { operations.add(1, ordering: .relaxed) }
+
+    /// A read or write ended: done, failed, timed out or cancelled.
+    func operationEnded() { operations.subtract(1, ordering: .relaxed) }
+
+    /// Reads and writes under way on this loop now.
+    var operationsUnderWay: Int { operations.load(ordering: .relaxed) }
+
     func start(name: String, scheduling: EventLoopThreadScheduling) throws(SystemCallError) -> pthread_t {
         try Syscall.startThread(name: name) { [self] in
             threadID.store(UInt(Syscall.currentThread()), ordering: .relaxed)
             // Best effort: a kernel or sandbox that refuses the policy (EPERM) leaves the thread as it was.
             if scheduling == .batch { try? Syscall.setBatchScheduling() }
-            run()
+            run(adaptive: scheduling == .adaptive ? AdaptiveScheduling() : nil)
             // The thread's id may be handed to a later thread once this one is joined: that one is not the loop.
             threadID.store(0, ordering: .relaxed)
         }
     }
 
-    private func run() {
+    private func run(adaptive: AdaptiveScheduling?) {
+        var adaptive = adaptive
         var work: [Runnable] = []
         work.reserveCapacity(64)
         var expired: [Work] = []
@@ -236,6 +249,14 @@ public final class EventLoop: Sendable, CustomStringConvertible {
                 try selector.wait(timeout: decision.timeout) { events.append($0) }
             } catch {
                 preconditionFailure("event loop \(index): \(error)")
+            }
+            // Awake: decide the policy for the work this wake-up brought (the count moves while the loop sleeps).
+            if adaptive != nil, let change = adaptive?.observe(operations: operations.load(ordering: .relaxed)) {
+                // Best effort, as at the start: a refused change leaves the thread as it was.
+                switch change {
+                case .toBatch: try? Syscall.setBatchScheduling()
+                case .toNormal: try? Syscall.setNormalScheduling()
+                }
             }
             // One lock for the whole batch: find each event's current registration (events of an earlier
             // registration of the same descriptor number are dropped).

@@ -31,7 +31,7 @@ public final class EventLoopGroup: Sendable {
     ///
     /// - Throws: ``SystemCallError`` when epoll, eventfd or a thread cannot be created.
     public init(
-        threads: Int = 1, namePrefix: String = "courier-loop", scheduling: EventLoopThreadScheduling = .normal
+        threads: Int = 1, namePrefix: String = "courier-loop", scheduling: EventLoopThreadScheduling = .adaptive
     ) throws(SystemCallError) {
         precondition(threads >= 1, "an EventLoopGroup needs at least one thread")
         var loops: [EventLoop] = []

@@ -155,6 +155,9 @@ final class IOChannel: SelectableHandler {
         _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
     ) async throws -> T {
         var (epoch, skipAttempt) = try enter(direction)
+        // Under way until this returns, parked or not, however it ends (what an adaptive loop counts).
+        loop.operationStarted()
+        defer { loop.operationEnded() }
         // The wait this operation was given, for a timeout's message (to the millisecond: the caller's own figure).
         let budget = deadline.map { deadline -> Duration in
             let now = MonotonicInstant.now()

@@ -347,6 +347,11 @@ enum Syscall {
         _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setBatchScheduling() }
     }
 
+    /// The calling thread back to `SCHED_OTHER`.
+    static func setNormalScheduling() throws(SystemCallError) {
+        _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setNormalScheduling() }
+    }
+
     static func startThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) -> pthread_t {
         final class Box {
             let name: String

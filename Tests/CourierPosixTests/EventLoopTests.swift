@@ -137,6 +137,41 @@ extension LoopbackTests.EventLoopTests {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         #expect(try await policy(of: group.next()) == SCHED_OTHER)
+        let normal = try EventLoopGroup(threads: 1, scheduling: .normal)
+        defer { normal.shutdown() }
+        #expect(try await policy(of: normal.next()) == SCHED_OTHER)
+    }
+
+    /// The default, adaptive loop: `SCHED_BATCH` while 16 or more reads or writes are under way on it (here reads
+    /// waiting on silent connections), the ordinary policy again once they have returned; the count goes back
+    /// to zero whatever ended them (data, a close, a timeout, a cancellation).
+    @Test func anAdaptiveLoopBatchesWhileManyTasksAreParked() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let listener = try TCPListener.bind(on: loop)
+        defer { listener.close() }
+        var clients: [TCPConnection] = []
+        var servers: [TCPConnection] = []
+        for _ in 0..<20 {
+            clients.append(try await TCPConnection.connect(to: listener.localAddress, on: loop))
+            servers.append(try await listener.accept())
+        }
+        defer { for connection in clients + servers { connection.close() } }
+        let readers = clients.enumerated().map { index, client in
+            Task { () -> Bool in
+                // Reader 0 times out, reader 1 is cancelled, the others end by data or by their close below.
+                (try? await client.read(timeout: index == 0 ? .milliseconds(300) : .seconds(20))) != nil
+            }
+        }
+        #expect(try await eventually(5) { loop.operationsUnderWay == 20 }, "parked: \(loop.operationsUnderWay)")
+        #expect(try await policy(of: loop) == 3)  // SCHED_BATCH
+        readers[1].cancel()
+        for server in servers[2..<10] { try await server.write([1]) }
+        for client in clients[10...] { client.close() }
+        for reader in readers { _ = await reader.value }
+        #expect(try await eventually(5) { loop.operationsUnderWay == 0 }, "parked: \(loop.operationsUnderWay)")
+        #expect(try await policy(of: loop) == SCHED_OTHER)
     }
 
     @Test func batchSchedulingOnRequest() async throws {

@@ -44,13 +44,18 @@ public struct CourierBenchClient: BenchClient {
     }
 
     private static func eventLoopGroup() throws -> EventLoopGroup {
-        // COURIER_LOOPS=N runs N loops of the client's own; COURIER_LOOP_SCHEDULING=batch gives them SCHED_BATCH
-        // instead of the default policy (see EventLoopThreadScheduling), for A/B runs.
-        let scheduling: EventLoopThreadScheduling = environment("COURIER_LOOP_SCHEDULING") == "batch" ? .batch : .normal
+        // COURIER_LOOPS=N runs N loops of the client's own; COURIER_LOOP_SCHEDULING=batch|normal gives them that
+        // policy instead of the default (adaptive; see EventLoopThreadScheduling), for A/B runs.
+        let scheduling: EventLoopThreadScheduling
+        switch environment("COURIER_LOOP_SCHEDULING") {
+        case "batch": scheduling = .batch
+        case "normal": scheduling = .normal
+        default: scheduling = .adaptive
+        }
         if let loops = environment("COURIER_LOOPS").flatMap({ Int($0) }) {
             return try EventLoopGroup(threads: loops, scheduling: scheduling)
         }
-        if scheduling == .batch { return try EventLoopGroup(threads: 1, namePrefix: "courier-batch", scheduling: .batch) }
+        if scheduling != .adaptive { return try EventLoopGroup(threads: 1, namePrefix: "courier-\(scheduling)", scheduling: scheduling) }
         return .shared
     }
 

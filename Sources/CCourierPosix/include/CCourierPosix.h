@@ -33,6 +33,9 @@ void CCourierPosix_setThreadName(const char *_Nonnull name);
 /// sched_setscheduler(2) of the calling thread to SCHED_BATCH (a GNU name) at priority 0; -1 with errno on failure.
 int CCourierPosix_setBatchScheduling(void);
 
+/// sched_setscheduler(2) of the calling thread back to SCHED_OTHER at priority 0; -1 with errno on failure.
+int CCourierPosix_setNormalScheduling(void);
+
 /// What identifies one version of a file: statx(2)'s device, inode, size and birth time (a file replaced by
 /// rename(2) is a new inode with a new birth time; writes in place keep both). `hasBirth` is 0 where the file
 /// system records no birth time. `path` is relative to `fd` when `fd` is not AT_FDCWD, and empty with
