@@ -159,10 +159,8 @@ final class IOChannel: SelectableHandler {
         loop.operationStarted()
         defer { loop.operationEnded() }
         // The wait this operation was given, for a timeout's message (to the millisecond: the caller's own figure).
-        let budget = deadline.map { deadline -> Duration in
-            let now = MonotonicInstant.now()
-            return deadline < now ? .zero : .milliseconds(((deadline - now) / .milliseconds(1)).rounded())
-        }
+        // Taken when it first parks: most operations never do, and then need no clock read.
+        var budget: Duration?
         while true {
             if !skipAttempt {
                 let result: IOResult<T>
@@ -178,6 +176,10 @@ final class IOChannel: SelectableHandler {
                 }
             }
             skipAttempt = false
+            if budget == nil, let deadline {
+                let now = MonotonicInstant.now()
+                budget = deadline < now ? .zero : .milliseconds(((deadline - now) / .milliseconds(1)).rounded())
+            }
             do {
                 epoch = try await park(direction, since: epoch, deadline: deadline, budget: budget)
             } catch {
