@@ -427,10 +427,10 @@ extension Result where Failure == CourierError {
                 Issue.record("untyped error \(error)")
             }
         }
-        // The lower bound proves the deadline was not cut short. That the 2 s answer was not waited for is the
-        // `timeout` error above (a load that waited would have succeeded); the upper bound is only a hang guard:
-        // with other processes running flat out on both cores, this load once took more than 8 s to time out.
-        #expect(seconds >= 0.35 && seconds < 30, "took \(seconds) s")
+        // The lower bound proves the deadline was not cut short; the upper one only that the 2 s answer was not
+        // waited for in full on an unloaded machine (CI machines are small and shared; with other processes
+        // running flat out on both cores this once took more than 8 s).
+        #expect(seconds >= 0.35 && seconds < 8, "took \(seconds) s")
     }
 
     @Test func aPolicyFileWithErrorsThrowsItsDiagnostics() throws {
