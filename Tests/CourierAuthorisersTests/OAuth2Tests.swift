@@ -280,10 +280,10 @@ import Testing
     }
 
     @Test func unreachableTokenEndpoint() async throws {
-        // Bind a port, then close it: nothing listens there.
-        let closed = try RecordingServer { _, _ in .json(200, "{}") }
+        // A port bound but never listening: refused, and no other test's server can be given it meanwhile (a
+        // stopped server's port once was, under load, and answered 200 with a body that was not a token).
+        let closed = try ClosedPort()
         let url = closed.url("/token")
-        closed.stop()
         let client = HTTPClient()
         defer { client.shutdown() }
         let settings: [String: PolicyValue] = ["token-url": str(url), "client-id": str("c"), "client-secret": env("CS")]
@@ -293,6 +293,7 @@ import Testing
         await #expect {
             _ = try await authorised(authoriser)
         } throws: { ($0 as? AuthoriserError)?.kind == .tokenRequestFailed }
+        withExtendedLifetime(closed) {}
     }
 
     @Test func missingSecretsAreErrorsNamingThem() throws {
