@@ -319,8 +319,15 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             state.wakeupPending = true
             return true
         }
+        let pause = pauseBeforeShutdownWakeUp.load(ordering: .relaxed)
+        if pause > 0 { Syscall.sleep(nanoseconds: pause) }
         if wake { wakeUp() }
     }
+
+    /// Test seam: how long ``initiateShutdown()`` waits between deciding its wake-up and writing it, in
+    /// nanoseconds (0, the default, for none). Widens the window in which an awake loop stops and closes its
+    /// eventfd, so a test shows the wake-up never reaches a closed descriptor.
+    let pauseBeforeShutdownWakeUp = Atomic<Int>(0)
 
     public var description: String { "EventLoop(\(index))" }
 }

@@ -347,6 +347,20 @@ enum Syscall {
         _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setBatchScheduling() }
     }
 
+    /// Blocks the calling thread for `nanoseconds` (used by a test seam only); a signal that interrupts the
+    /// sleep resumes it for the time left.
+    static func sleep(nanoseconds: Int) {
+        var request = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        var remaining = timespec()
+        // The wrapper retries EINTR; each retry sleeps only what the interrupted call had left. EINVAL cannot
+        // happen for a non-negative count, so there is nothing to report.
+        _ = try? SystemCall.blocking("nanosleep") { () -> Int32 in
+            let result = nanosleep(&request, &remaining)
+            if result == -1 { request = remaining }
+            return result
+        }
+    }
+
     /// The calling thread back to `SCHED_OTHER`.
     static func setNormalScheduling() throws(SystemCallError) {
         _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setNormalScheduling() }

@@ -187,8 +187,23 @@ extension LoopbackTests.EventLoopTests {
     /// write must never reach a closed (or reused) descriptor number: `SystemCall` stops the process on the
     /// EBADF it would get (the crash CI saw about once in 15 full runs). The window is a few instructions
     /// wide, so this is a bounded stress (300 groups, each loop spinning on self-resubmitted work while a
-    /// second thread claims wake-ups with `execute`); with a 2 ms pause put between `initiateShutdown`'s
-    /// unlock and its write, it fails on every run without the fix.
+    /// second thread claims wake-ups with `execute`); the test above widens the window to make it certain.
+    /// The same race made certain: `initiateShutdown` pauses 2 ms between deciding its wake-up and writing it
+    /// (a test seam), so a loop that is awake always stops and closes its eventfd first. Without the shared
+    /// lock every one of these shut-downs would write to a closed descriptor and stop the process.
+    @Test func aWakeUpDecidedBeforeTheLoopStopsIsDropped() async throws {
+        let baseline = try OpenFileDescriptors.count()
+        for _ in 0..<20 {
+            let group = try EventLoopGroup(threads: 1)
+            let loop = group.next()
+            @Sendable func spin() { loop.execute { spin() } }
+            spin()
+            loop.pauseBeforeShutdownWakeUp.store(2_000_000, ordering: .relaxed)
+            group.shutdown()
+        }
+        try await expectNoDescriptorLeak(baseline: baseline)
+    }
+
     @Test func shutdownNeverWakesAClosedLoop() async throws {
         let baseline = try OpenFileDescriptors.count()
         let started = MonotonicInstant.now()
