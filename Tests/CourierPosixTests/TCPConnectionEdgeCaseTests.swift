@@ -24,6 +24,11 @@ extension LoopbackTests {
                 received += try await client.read(maxBytes: 4, timeout: .seconds(2))
             }
             #expect(received == Array(1...10))
+            // The reads above ran on this task, not on the loop, so the readiness edge of those 10 bytes may still
+            // be on its way to the loop; delivered late, it would wake the read below once for nothing (a second
+            // park, seen once in CI). One round trip through the loop consumes it first: epoll returns it with
+            // the wake-up, and the loop handles events before the work it was woken for.
+            _ = try await loop.submit {}
             // The buffer is now empty: the next read parks, and more bytes wake it.
             let parksBefore = client.parkCount
             let reader = Task { try await client.read(maxBytes: 64, timeout: .seconds(2)) }
