@@ -53,13 +53,17 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// loop closes under it, so a wake-up decided just before shut-down (the loop may be awake, see the
     /// request, stop and close at once) never reaches a closed, or by then reused, descriptor number.
     private let selectorOpen = Mutex(true)
+    /// How the loop's thread is scheduled.
+    let scheduling: EventLoopThreadScheduling
     /// Reads and writes under way on this loop's descriptors, from their start until they return, whether parked
-    /// or not (what an ``EventLoopThreadScheduling/adaptive`` loop decides its policy from).
+    /// or not (what an ``EventLoopThreadScheduling/adaptive`` loop decides its policy from; other loops do not
+    /// count, so their operations pay no shared atomic).
     private let operations = Atomic<Int>(0)
     private let threadID = Atomic<UInt>(0)
 
-    init(index: Int) throws(SystemCallError) {
+    init(index: Int, scheduling: EventLoopThreadScheduling) throws(SystemCallError) {
         self.index = index
+        self.scheduling = scheduling
         self.selector = try PlatformSelector()
     }
 
@@ -198,15 +202,19 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     // MARK: - The loop
 
     /// A read or write on one of this loop's descriptors started (``IOChannel/perform``).
-    func operationStarted() { operations.add(1, ordering: .relaxed) }
+    func operationStarted() {
+        if scheduling == .adaptive { operations.add(1, ordering: .relaxed) }
+    }
 
     /// A read or write ended: done, failed, timed out or cancelled.
-    func operationEnded() { operations.subtract(1, ordering: .relaxed) }
+    func operationEnded() {
+        if scheduling == .adaptive { operations.subtract(1, ordering: .relaxed) }
+    }
 
-    /// Reads and writes under way on this loop now.
+    /// Reads and writes under way on this loop now (always 0 on a loop that is not adaptive).
     var operationsUnderWay: Int { operations.load(ordering: .relaxed) }
 
-    func start(name: String, scheduling: EventLoopThreadScheduling) throws(SystemCallError) -> pthread_t {
+    func start(name: String) throws(SystemCallError) -> pthread_t {
         try Syscall.startThread(name: name) { [self] in
             threadID.store(UInt(Syscall.currentThread()), ordering: .relaxed)
             // Best effort: a kernel or sandbox that refuses the policy (EPERM) leaves the thread as it was.

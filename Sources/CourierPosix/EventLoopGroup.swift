@@ -38,9 +38,9 @@ public final class EventLoopGroup: Sendable {
         var started: [pthread_t] = []
         do {
             for index in 0..<threads {
-                let loop = try EventLoop(index: index)
+                let loop = try EventLoop(index: index, scheduling: scheduling)
                 loops.append(loop)
-                started.append(try loop.start(name: "\(namePrefix)-\(index)", scheduling: scheduling))
+                started.append(try loop.start(name: "\(namePrefix)-\(index)"))
             }
         } catch {
             for loop in loops { loop.initiateShutdown() }
