@@ -49,10 +49,15 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     public let index: Int
     let selector: PlatformSelector
     private let state = Mutex(State())
-    /// False once the loop has closed its selector. A submitter writes its wake-up under this lock, and the
-    /// loop closes under it, so a wake-up decided just before shut-down (the loop may be awake, see the
-    /// request, stop and close at once) never reaches a closed, or by then reused, descriptor number.
-    private let selectorOpen = Mutex(true)
+    /// Uses of the selector's descriptors under way on any thread (a wake-up's eventfd write, an `epoll_ctl`),
+    /// plus ``selectorClosedBit`` once the loop closes them. A use that starts after the bit is set does nothing,
+    /// and the loop closes only once the uses that started before have ended, so a wake-up decided just before
+    /// shut-down (the loop may be awake, see the request, stop and close at once) never reaches a closed, or by
+    /// then reused, descriptor number. No lock: both the eventfd write and an `epoll_ctl` of a ready socket wake
+    /// the loop, which on a shared core preempts the writer at once; a lock held across them would make the loop
+    /// spin and sleep on it (two context switches more per wake-up).
+    private let selectorUsers = Atomic<UInt64>(0)
+    private static let selectorClosedBit: UInt64 = 1 << 63
     /// How the loop's thread is scheduled.
     let scheduling: EventLoopThreadScheduling
     /// Reads and writes under way on this loop's descriptors, from their start until they return, whether parked
@@ -139,15 +144,33 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     private func wakeUp() {
-        selectorOpen.withLock { open in
-            // A loop that already stopped needs no wake-up.
-            guard open else { return }
+        withOpenSelector {
             do {
                 try selector.wakeup()
             } catch {
                 preconditionFailure("cannot wake event loop \(index): \(error)")
             }
         }
+    }
+
+    /// Runs `body` with the selector's descriptors open, or returns nil without running it when the loop has
+    /// closed them (see ``selectorUsers``).
+    @discardableResult
+    private func withOpenSelector<R>(_ body: () throws -> R) rethrows -> R? {
+        let before = selectorUsers.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        defer { selectorUsers.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        guard before & Self.selectorClosedBit == 0 else { return nil }
+        return try body()
+    }
+
+    /// Closes the selector once no other thread uses it (loop thread, at the very end).
+    private func closeSelector() {
+        selectorUsers.bitwiseOr(Self.selectorClosedBit, ordering: .sequentiallyConsistent)
+        // The uses that started before the bit saw the selector open: let them end (each is one system call).
+        while selectorUsers.load(ordering: .sequentiallyConsistent) & ~Self.selectorClosedBit != 0 {
+            Syscall.yieldThread()
+        }
+        selector.close()
     }
 
     /// Enqueues a task job (the `TaskExecutor` entry point); after shut-down jobs go to the global executor
@@ -172,25 +195,48 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     /// Registers `fd` for edge-triggered readiness events delivered to `handler` on this loop's thread.
     ///
+    /// The registration enters the loop's table first and reaches epoll second, so an event that epoll reports at
+    /// once (a connecting socket is often writable by then) always finds its handler. The `epoll_ctl` runs outside
+    /// the loop's state lock: it wakes the loop, which on a shared core preempts the caller; under the lock, the
+    /// loop would then spin and sleep on it, costing two extra context switches per registration. It runs as a
+    /// use of the open selector instead (``selectorUsers``), so it never races with the loop closing its epoll
+    /// descriptor at shut-down (which would fail with EBADF, or hit a reused descriptor number).
+    ///
     /// - Returns: the registration id, needed to deregister.
     func register(fd: Int32, interest: SelectorInterest, handler: any SelectableHandler) throws -> UInt32 {
-        // epoll_ctl runs under the lock so it can never race with the loop closing its epoll descriptor
-        // at shut-down (which would make it fail with EBADF, or hit a reused descriptor number).
-        try state.withLock { state throws -> UInt32 in
+        let id = try state.withLock { state throws -> UInt32 in
             guard case .running = state.lifecycle else { throw EventLoopError.shutDown }
             let id = state.nextRegistrationID
             state.nextRegistrationID = id == UInt32.max ? 1 : id + 1
-            try selector.register(fd: fd, id: id, interest: interest)
             state.registrations[fd] = Registration(id: id, handler: handler)
             return id
         }
+        do {
+            let registered = try withOpenSelector { () throws -> Bool in
+                try selector.register(fd: fd, id: id, interest: interest)
+                return true
+            }
+            if registered == nil { throw EventLoopError.shutDown }
+        } catch {
+            state.withLock { state in
+                if state.registrations[fd]?.id == id { state.registrations[fd] = nil }
+            }
+            throw error
+        }
+        return id
     }
 
     /// Stops delivering events for registration `id` of `fd`. Call before closing the descriptor.
     func deregister(fd: Int32, id: UInt32) {
-        state.withLock { state in
-            guard state.registrations[fd]?.id == id else { return }
+        let registered = state.withLock { state -> Bool in
+            guard state.registrations[fd]?.id == id else { return false }
             state.registrations[fd] = nil
+            return true
+        }
+        guard registered else { return }
+        // Outside the state lock, as in `register`; an event epoll reports meanwhile finds no registration and
+        // is dropped. The caller closes `fd` only after this returns, so its number cannot be reused before.
+        withOpenSelector {
             do {
                 try selector.deregister(fd: fd)
             } catch {
@@ -312,11 +358,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             state.lifecycle = .shutDown
             state.registrations.removeAll()
             state.work.removeAll()
-            selectorOpen.withLock { open in
-                open = false
-                selector.close()
-            }
         }
+        closeSelector()
     }
 
     /// Asks the loop to finish the work already submitted and stop.

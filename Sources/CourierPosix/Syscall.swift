@@ -340,8 +340,6 @@ enum Syscall {
 
     // MARK: - Threads and semaphores
 
-    /// Starts a joinable thread running `body`.
-    @inline(never)
     /// `sched_setscheduler(2)`: the calling thread's policy becomes `SCHED_BATCH` (no preemption when it wakes).
     static func setBatchScheduling() throws(SystemCallError) {
         _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setBatchScheduling() }
@@ -366,6 +364,8 @@ enum Syscall {
         _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setNormalScheduling() }
     }
 
+    /// Starts a joinable thread running `body`.
+    @inline(never)
     static func startThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) -> pthread_t {
         final class Box {
             let name: String
@@ -402,6 +402,11 @@ enum Syscall {
     static func detachThread(_ thread: pthread_t) {
         let code = pthread_detach(thread)
         precondition(code == 0, "pthread_detach failed with \(code)")
+    }
+
+    /// `sched_yield(2)`: lets another runnable thread on this core run (it cannot fail on Linux).
+    static func yieldThread() {
+        _ = sched_yield()
     }
 
     /// The calling thread's id.

@@ -185,12 +185,11 @@ extension LoopbackTests.EventLoopTests {
     /// Shut-down races the loop closing its descriptors: a loop that is awake when `shutdown()` starts may see
     /// the request, stop and close its eventfd before the shutting-down thread writes its wake-up to it. That
     /// write must never reach a closed (or reused) descriptor number: `SystemCall` stops the process on the
-    /// EBADF it would get (the crash CI saw about once in 15 full runs). The window is a few instructions
-    /// wide, so this is a bounded stress (300 groups, each loop spinning on self-resubmitted work while a
-    /// second thread claims wake-ups with `execute`); the test above widens the window to make it certain.
-    /// The same race made certain: `initiateShutdown` pauses 2 ms between deciding its wake-up and writing it
-    /// (a test seam), so a loop that is awake always stops and closes its eventfd first. Without the shared
-    /// lock every one of these shut-downs would write to a closed descriptor and stop the process.
+    /// EBADF it would get (the crash CI saw about once in 15 full runs). Here the race is made certain:
+    /// `initiateShutdown` pauses 2 ms between deciding its wake-up and writing it (a test seam), so a loop that
+    /// is awake always stops and closes its eventfd first. Without the loop's guard on its selector (a use that
+    /// starts after the close began does nothing) every one of these shut-downs would write to a closed
+    /// descriptor and stop the process.
     @Test func aWakeUpDecidedBeforeTheLoopStopsIsDropped() async throws {
         let baseline = try OpenFileDescriptors.count()
         for _ in 0..<20 {
@@ -204,6 +203,9 @@ extension LoopbackTests.EventLoopTests {
         try await expectNoDescriptorLeak(baseline: baseline)
     }
 
+    /// The same race left to chance. The window is a few instructions wide, so this is a bounded stress (300
+    /// groups, each loop spinning on self-resubmitted work while a second thread claims wake-ups with
+    /// `execute`); the test above widens the window to make it certain.
     @Test func shutdownNeverWakesAClosedLoop() async throws {
         let baseline = try OpenFileDescriptors.count()
         let started = MonotonicInstant.now()
@@ -222,5 +224,29 @@ extension LoopbackTests.EventLoopTests {
             if MonotonicInstant.now() - started > .seconds(10) { break }
         }
         try await expectNoDescriptorLeak(baseline: baseline)
+    }
+
+    /// A registration enters the loop's table before it reaches epoll, and its `epoll_ctl` runs outside the loop's
+    /// lock: the readiness epoll reports at once (a loopback connect is writable by the time it registers) must
+    /// still find its handler, registered from a thread that is not the loop's, whether the loop is asleep or
+    /// busy. A lost event would leave the connect parked until its deadline, and fail it.
+    @Test func readinessReportedAtRegistrationIsNeverLost() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let listener = try TCPListener.bind(on: loop)
+        defer { listener.close() }
+        @Sendable func spin(_ rounds: Int) { if rounds > 0 { loop.execute { spin(rounds - 1) } } }
+        for round in 0..<200 {
+            // Every other round the loop is busy with work when the registration lands.
+            if round.isMultiple(of: 2) { spin(50) }
+            let client = try await TCPConnection.connect(
+                to: [listener.localAddress], deadline: .now() + .seconds(5), on: loop
+            )
+            let server = try await listener.accept(timeout: .seconds(5))
+            #expect(client.isOpen && server.isOpen)
+            client.close()
+            server.close()
+        }
     }
 }
