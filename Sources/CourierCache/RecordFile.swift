@@ -312,9 +312,10 @@ enum RecordFile {
                 return entry == nil && errno != 0 ? -1 : 0
             }
             guard let entry else { return names }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // Read in place, up to its NUL: copying `entry.pointee.d_name` would read all 256 bytes of the field,
+            // past the end of an entry packed short by `d_reclen` (and past a page for the buffer's last one).
+            let field = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let name = String(cString: field.assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
     }
