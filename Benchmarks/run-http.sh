@@ -31,6 +31,9 @@
 #                 workload has requests in flight, for WRK_SECONDS seconds (default 10; 2 with --quick);
 #   floor-c       server/floor-client.c, a C client that does nothing but its system calls (no parsing, pool,
 #                 timers or allocation), plain HTTP only.
+#   floor-tls     server/floor-tls-client.c (--https, handshake workloads): a blocking C client that does nothing
+#                 but OpenSSL's calls per new connection, verifying the chain and the IP as Courier does; what
+#                 this machine's OpenSSL allows any client.
 set -euo pipefail
 cd "$(dirname "$0")"
 quick=""; rounds=3; server=bench; https=""; pin=1
@@ -62,6 +65,7 @@ command -v wrk >/dev/null || apt_install wrk
 mkdir -p .build
 gcc -O2 -Wall -o .build/bench-server server/bench-server.c
 gcc -O2 -Wall -o .build/floor-client server/floor-client.c
+gcc -O2 -Wall -o .build/floor-tls-client server/floor-tls-client.c -lssl -lcrypto
 ./clean-courier-modules.sh  # see that script: incremental release builds of Courier here can be stale
 swift build -c release --product http-bench >/dev/null
 swift build -c release --product courier-load >/dev/null
@@ -190,6 +194,10 @@ floor() { # round workload requests concurrency
     printf '%s %s floor-c %s\n' "$1" "$2" \
         "$("${client_cpu[@]}" .build/floor-client "$port" /small 0 "$3" "$4")" >>"$results"
 }
+floor_tls() { # round workload port full|resume requests
+    printf '%s %s floor-tls %s\n' "$1" "$2" \
+        "$("${client_cpu[@]}" .build/floor-tls-client "$3" /small "$cacert" "$4" "$5")" >>"$results"
+}
 for round in $(seq "$rounds"); do
     if [ -n "$https" ]; then
         full="https://127.0.0.1:$full_port/small"; resumed="https://127.0.0.1:$resumed_port/small"
@@ -204,6 +212,8 @@ for round in $(seq "$rounds"); do
         wrk_run "$round" https-sequential 1 100 "$full"
         wrk_run "$round" https-full-handshake 1 100 "$full" --new-connection
         wrk_run "$round" https-resumed 1 100 "$resumed" --new-connection
+        floor_tls "$round" https-full-handshake "$full_port" full "$hs_requests"
+        floor_tls "$round" https-resumed "$resumed_port" resume "$hs_requests"
         continue
     fi
     for client in courier courier-loop ahc urlsession; do
@@ -270,7 +280,7 @@ def show(values):
     return f'x{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]'
 print("\nratios against AsyncHTTPClient (and wrk) in the same round: median [lowest-highest] over the rounds")
 for workload in runs:
-    for client in ("courier", "courier-loop", "wrk", "floor-c"):
+    for client in ("courier", "courier-loop", "wrk", "floor-c", "floor-tls"):
         if client not in runs[workload]:
             continue
         line = f'  {workload:21} {client:12} req/s {show(ratios(workload, client, "req_per_s"))}'
@@ -305,6 +315,13 @@ if https:
     goal("new connection, full handshakes: handshakes/s >= 1.2x AHC", ratios("https-full-handshake", "courier", "req_per_s"), 1.2)
     goal("resumed: handshakes/s >= 2x AHC's full-handshake rate",
          ratios("https-resumed", "courier", "req_per_s", peer_workload="https-full-handshake"), 2)
+    # The bound on both handshake goals: a C client that makes nothing but OpenSSL's calls, verifying as Courier.
+    print(f'  {"(bound) floor-tls, full handshakes / AHC":58} {show(ratios("https-full-handshake", "floor-tls", "req_per_s"))}')
+    print(f'  {"(bound) floor-tls, resumed / AHC full handshakes":58} '
+          f'{show(ratios("https-resumed", "floor-tls", "req_per_s", peer_workload="https-full-handshake"))}')
+    print(f'  {"Courier / floor-tls, full handshakes":58} '
+          f'{show(ratios("https-full-handshake", "courier", "req_per_s", peer="floor-tls"))}')
+    print(f'  {"Courier / floor-tls, resumed":58} {show(ratios("https-resumed", "courier", "req_per_s", peer="floor-tls"))}')
     rss_goal(["https-sequential", "https-full-handshake", "https-resumed"])
 else:
     goal("sequential: CPU per request <= 0.5x AHC", ratios("sequential-100B", "courier", "cpu_us_per_req"), 0.5, False)

@@ -21,23 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double cpu(int sys) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    struct timeval t = sys ? u.ru_stime : u.ru_utime;
-    return (double)t.tv_sec + (double)t.tv_usec / 1e6;
-}
+#include "floor-clock.h"
 
 static void die(const char *what) {
     perror(what);
