@@ -23,6 +23,10 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     private struct Registration {
         var id: UInt32
         var handler: any SelectableHandler
+        /// False until `register` has made its `epoll_ctl` and returned. Shut-down tells only confirmed
+        /// registrations (closing their descriptors); one still being made is failed by `register` itself, so a
+        /// descriptor is never closed under a registering thread that is about to hand it to epoll.
+        var confirmed: Bool
     }
 
     private enum Lifecycle {
@@ -208,15 +212,22 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             guard case .running = state.lifecycle else { throw EventLoopError.shutDown }
             let id = state.nextRegistrationID
             state.nextRegistrationID = id == UInt32.max ? 1 : id + 1
-            state.registrations[fd] = Registration(id: id, handler: handler)
+            state.registrations[fd] = Registration(id: id, handler: handler, confirmed: false)
             return id
         }
+        let pause = pauseBeforeRegistering.load(ordering: .relaxed)
+        if pause > 0 { Syscall.sleep(nanoseconds: pause) }
         do {
             let registered = try withOpenSelector { () throws -> Bool in
                 try selector.register(fd: fd, id: id, interest: interest)
                 return true
             }
             if registered == nil { throw EventLoopError.shutDown }
+            // A loop that shut down meanwhile dropped the registration without telling its handler.
+            try state.withLock { state throws in
+                guard state.registrations[fd]?.id == id else { throw EventLoopError.shutDown }
+                state.registrations[fd]?.confirmed = true
+            }
         } catch {
             state.withLock { state in
                 if state.registrations[fd]?.id == id { state.registrations[fd] = nil }
@@ -347,8 +358,10 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             work.removeAll(keepingCapacity: true)
         }
 
-        // Shut down: tell whoever is still registered, then drop the timers.
+        // Shut down: tell whoever is still registered, then drop the timers. A registration still being made is
+        // dropped here, unconfirmed: its `register` finds it gone and fails, and its caller closes the descriptor.
         let leftovers = state.withLock { state -> [any SelectableHandler] in
+            state.registrations = state.registrations.filter(\.value.confirmed)
             let handlers = state.registrations.values.map(\.handler)
             state.timers.removeAll()
             return handlers
@@ -359,6 +372,8 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             state.registrations.removeAll()
             state.work.removeAll()
         }
+        let pause = pauseBeforeClosingSelector.load(ordering: .relaxed)
+        if pause > 0 { Syscall.sleep(nanoseconds: pause) }
         closeSelector()
     }
 
@@ -379,6 +394,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// nanoseconds (0, the default, for none). Widens the window in which an awake loop stops and closes its
     /// eventfd, so a test shows the wake-up never reaches a closed descriptor.
     let pauseBeforeShutdownWakeUp = Atomic<Int>(0)
+
+    /// Test seams, in nanoseconds (0, the default, for none): how long ``register(fd:interest:handler:)`` waits
+    /// between entering the loop's table and its `epoll_ctl`, and how long a stopping loop waits between telling
+    /// the registered handlers and closing its selector. Together they make certain a shut-down that lands while
+    /// a registration is being made, from another thread, while the selector is still open.
+    let pauseBeforeRegistering = Atomic<Int>(0)
+    let pauseBeforeClosingSelector = Atomic<Int>(0)
 
     public var description: String { "EventLoop(\(index))" }
 }

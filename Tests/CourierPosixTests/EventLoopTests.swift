@@ -249,4 +249,29 @@ extension LoopbackTests.EventLoopTests {
             server.close()
         }
     }
+
+    /// A shut-down that lands while another thread is registering a descriptor (between the table entry and the
+    /// `epoll_ctl`) must leave that descriptor to the registering thread: were the loop to tell its handler (which
+    /// closes it), the `epoll_ctl` that follows would hit a closed descriptor, and `SystemCall` stops the process
+    /// on that EBADF (or a number reused by then). The seams make the interleaving certain: the registration
+    /// waits 30 ms before its `epoll_ctl`, the stopping loop 200 ms before it closes its selector.
+    @Test func aShutDownDuringARegistrationLeavesTheDescriptorToTheRegisteringThread() async throws {
+        try await Task.sleep(for: .milliseconds(1))  // the first sleep opens libdispatch's timer descriptor
+        let baseline = try OpenFileDescriptors.count()
+        let listenerGroup = try EventLoopGroup(threads: 1)
+        let listener = try TCPListener.bind(on: listenerGroup.next())
+        let group = try EventLoopGroup(threads: 1)
+        let loop = group.next()
+        loop.pauseBeforeRegistering.store(30_000_000, ordering: .relaxed)
+        loop.pauseBeforeClosingSelector.store(200_000_000, ordering: .relaxed)
+        let connecting = Task { try await TCPConnection.connect(to: [listener.localAddress], deadline: .now() + .seconds(5), on: loop) }
+        try await Task.sleep(for: .milliseconds(5))  // inside the registration's pause
+        let stopping = Task.detached { group.shutdown() }
+        let result = await connecting.result
+        #expect(throws: (any Error).self) { try result.get() }
+        await stopping.value
+        listener.close()
+        listenerGroup.shutdown()
+        try await expectNoDescriptorLeak(baseline: baseline)
+    }
 }
