@@ -315,7 +315,7 @@ public final class TLSEngine: @unchecked Sendable {
             cipher: SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "?",
             alpn: alpnLength > 0 ? alpn : nil,
             resumed: SSL_session_reused(ssl) == 1,
-            peerCertificate: SSL_get0_peer_certificate(ssl).map { X509Facts.summary($0) }
+            certificate: SSL_get0_peer_certificate(ssl).map { PeerCertificate(retaining: $0) }
         )
     }
 }

@@ -8,6 +8,38 @@ public struct TLSSessionInfo: Sendable, Hashable {
     public var alpn: String?
     /// Whether an earlier session was resumed (no full handshake, no certificate sent).
     public var resumed: Bool
-    /// The server's certificate (the leaf), when one was seen.
-    public var peerCertificate: TLSCertificateSummary?
+    /// The server's certificate (the leaf), when one was seen; read out of the certificate the first time it is
+    /// asked for.
+    public var peerCertificate: TLSCertificateSummary? {
+        get { certificate?.summary }
+        set { certificate = newValue.map { PeerCertificate(summary: $0) } }
+    }
+    private var certificate: PeerCertificate?
+
+    public init(version: String, cipher: String, alpn: String?, resumed: Bool, peerCertificate: TLSCertificateSummary?) {
+        self.init(version: version, cipher: cipher, alpn: alpn, resumed: resumed, certificate: peerCertificate.map {
+            PeerCertificate(summary: $0)
+        })
+    }
+
+    init(version: String, cipher: String, alpn: String?, resumed: Bool, certificate: PeerCertificate?) {
+        self.version = version
+        self.cipher = cipher
+        self.alpn = alpn
+        self.resumed = resumed
+        self.certificate = certificate
+    }
+
+    public static func == (lhs: TLSSessionInfo, rhs: TLSSessionInfo) -> Bool {
+        lhs.version == rhs.version && lhs.cipher == rhs.cipher && lhs.alpn == rhs.alpn && lhs.resumed == rhs.resumed
+            && lhs.peerCertificate == rhs.peerCertificate
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(cipher)
+        hasher.combine(alpn)
+        hasher.combine(resumed)
+        hasher.combine(peerCertificate)
+    }
 }

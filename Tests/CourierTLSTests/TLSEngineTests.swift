@@ -47,6 +47,29 @@ import Testing
         #expect(step == .wantInput)
     }
 
+    /// The session's facts are read from the certificate only when asked for, so the info keeps its own
+    /// reference to it: asked after the engine (and its `SSL`, which owned the certificate) is gone, it still
+    /// reads the leaf, and twice the same.
+    @Test func theCertificateIsReadWhenAskedForEvenAfterTheEngineIsGone() throws {
+        let context = try TLSContext(policy: Self.trusted)
+        var client: TLSEngine? = try TLSEngine(context: context, serverName: "localhost", port: 443)
+        var server: InMemoryTLSServer? = try server()
+        #expect(pump(client!, server!) == .complete)
+        let info = try #require(client!.info)
+        client = nil
+        server = nil
+        let leaf = try #require(info.peerCertificate)
+        #expect(leaf.pin == Self.pki.pins["good"])
+        #expect(leaf.names.contains("localhost"))
+        #expect(info.peerCertificate == leaf)
+        // A copy given a summary of its own compares by value.
+        var copy = info
+        copy.peerCertificate = leaf
+        #expect(copy == info && copy.hashValue == info.hashValue)
+        copy.peerCertificate = nil
+        #expect(copy != info)
+    }
+
     @Test func ticketsAfterTheHandshakeAreAbsorbedAndLetTheNextSessionResume() throws {
         let context = try TLSContext(policy: Self.trusted)
         let servers = try InMemoryTLSServer.Context(chain: Self.pki.chain("good"), key: Self.pki.key("good"), tickets: 1)
