@@ -48,6 +48,17 @@ import Testing
         #expect(graph.route(for: "https://a.example.com/", method: .post)?.retriesAllowed == false)
     }
 
+    @Test(arguments: [
+        ("127.0.0.1", true), ("0.0.0.0", true), ("255.255.255.255", true), ("010.001.0.9", true),
+        ("256.0.0.1", false), ("1.2.3", false), ("1.2.3.4.", false), (".1.2.3", false), ("1..2.3", false),
+        ("1.2.3.4.5", false), ("1234.1.1.1", false), ("1.2.3.a", false), ("1.2.3.٣", false), ("", false),
+        ("localhost", false), ("example.com", false), ("::1", true), ("fe80::1:2", true), ("1:2", false),
+        ("::ffff:10.0.0.1", true),
+    ])
+    func ipLiteralsAreDottedQuadsAndIPv6Addresses(_ host: String, _ isLiteral: Bool) {
+        #expect(HostPattern.isIPLiteral(host) == isLiteral)
+    }
+
     @Test(arguments: ["", "*.com", "a..b", "-a.com", "a*.example.com", "*.*.example.com", "exa mple.com", "*.1.2.3.4"])
     func malformedHostPatterns(_ text: String) {
         #expect(throws: HostPatternError.self) { try HostPattern.parse(text).get() }
