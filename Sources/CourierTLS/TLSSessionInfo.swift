@@ -16,12 +16,15 @@ public struct TLSSessionInfo: Sendable, Hashable {
     }
     private var certificate: PeerCertificate?
 
+    /// Facts of a session as given (a session's own facts come from its engine, which reads its certificate
+    /// lazily).
     public init(version: String, cipher: String, alpn: String?, resumed: Bool, peerCertificate: TLSCertificateSummary?) {
         self.init(version: version, cipher: cipher, alpn: alpn, resumed: resumed, certificate: peerCertificate.map {
             PeerCertificate(summary: $0)
         })
     }
 
+    /// Facts of a session whose certificate is read on first use.
     init(version: String, cipher: String, alpn: String?, resumed: Bool, certificate: PeerCertificate?) {
         self.version = version
         self.cipher = cipher
