@@ -1,4 +1,5 @@
 import CCourierZlib
+import CourierTestSupport
 import Testing
 
 @testable import CourierCache
@@ -7,7 +8,7 @@ import Testing
 /// zlib's `crc32`, the format's definition: over every length up to 1 KiB (below, at and past each 16- and
 /// 64-byte boundary of the folding loops), every alignment of the start, seeds carried over from earlier
 /// input, and payload sizes as large as the bench's.
-@Suite struct CRC32Tests {
+@Suite(.onThreadsOfTheirOwn) struct CRC32Tests {
     /// zlib's answer, the reference.
     static func zlibCRC(_ bytes: ArraySlice<UInt8>, seed: UInt32) -> UInt32 {
         bytes.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32(uLong(seed), $0.baseAddress, uInt($0.count))) }

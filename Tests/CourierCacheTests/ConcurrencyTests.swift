@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -6,11 +7,23 @@ import Testing
 
 @testable import CourierCache
 
-@Suite struct ConcurrencyTests {
+@Suite(.onThreadsOfTheirOwn) struct ConcurrencyTests {
     let directory: TemporaryDirectory
     let clock = ManualClock(testEpoch)
 
     init() throws { directory = try TemporaryDirectory() }
+
+    /// The suite's stores run on the test executor's threads, child tasks included, so hundreds of file creations
+    /// never hold the cooperative pool that every other suite's timers need (see `ThreadExecutor`).
+    @Test func theSuiteRunsOnThreadsOfItsOwn() async {
+        defer { directory.remove() }
+        #expect(ThreadExecutor.shared.isCurrent)
+        let onItsThreads = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 { group.addTask { ThreadExecutor.shared.isCurrent } }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(onItsThreads == [true, true, true, true])
+    }
 
     /// SPTPersistentCache lost lock counts when loads (which rewrote the file with the count they had read)
     /// raced locks and unlocks. Here 300 operations race on one key through two stores on one directory (each

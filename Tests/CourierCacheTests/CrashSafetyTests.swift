@@ -6,7 +6,7 @@ import Testing
 
 @testable import CourierCache
 
-@Suite struct CrashSafetyTests {
+@Suite(.onThreadsOfTheirOwn) struct CrashSafetyTests {
     let directory: TemporaryDirectory
     let clock = ManualClock(testEpoch)
 

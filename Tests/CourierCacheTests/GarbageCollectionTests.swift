@@ -1,9 +1,10 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
 @testable import CourierCache
 
-@Suite struct GarbageCollectionTests {
+@Suite(.onThreadsOfTheirOwn) struct GarbageCollectionTests {
     let directory: TemporaryDirectory
     let clock = ManualClock(testEpoch)
 

@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// `inspectAll` and `inspect` report and never change a record file: no access time moves, no corrupt file is
 /// removed. (They take the stripes' locks like every operation, which may create an empty lock file.)
-@Suite struct InspectionTests {
+@Suite(.onThreadsOfTheirOwn) struct InspectionTests {
     let directory: TemporaryDirectory
     let clock = ManualClock(testEpoch)
 

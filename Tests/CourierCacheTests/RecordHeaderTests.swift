@@ -1,8 +1,9 @@
+import CourierTestSupport
 import Testing
 
 @testable import CourierCache
 
-@Suite struct RecordHeaderTests {
+@Suite(.onThreadsOfTheirOwn) struct RecordHeaderTests {
     static let sample = RecordHeader(
         lockCount: 1, ttlNanoseconds: 7200 * 1_000_000_000, storeTime: testEpoch, accessTime: testEpoch + 5,
         payloadSize: 4, payloadCRC: CRC32.checksum([1, 2, 3, 4]), key: Array("key".utf8)

@@ -1,11 +1,12 @@
 import CCourierTestSupport
+import CourierTestSupport
 import Foundation
 import Testing
 
 @testable import CourierCache
 
 /// The ancestor's starred store tests, ported with a fixed seed and an injected clock, and its bugs shown fixed.
-@Suite struct RecordStoreTests {
+@Suite(.onThreadsOfTheirOwn) struct RecordStoreTests {
     let directory: TemporaryDirectory
     let clock = ManualClock(testEpoch)
     let fixture = RecordFixture()

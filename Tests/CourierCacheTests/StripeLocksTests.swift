@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// The kept-open lock files (``StripeLocks``) and the stripe directories the store no longer `mkdir`s before
 /// every write: whatever is deleted behind the store's back is created again, and a kept descriptor never
 /// stops two holders from excluding each other.
-@Suite struct StripeLocksTests {
+@Suite(.onThreadsOfTheirOwn) struct StripeLocksTests {
     let directory: TemporaryDirectory
     let clock = ManualClock(testEpoch)
 

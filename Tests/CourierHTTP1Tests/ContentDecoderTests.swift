@@ -40,7 +40,7 @@ func decodeAll(_ coding: ContentCoding, _ input: [UInt8], pieceSize: Int, limit:
     return output
 }
 
-@Suite struct ContentDecoderTests {
+@Suite(.onThreadsOfTheirOwn) struct ContentDecoderTests {
     static let text = Array(String(repeating: "Courier loads data over HTTP/1.1. ", count: 400).utf8)
     static let noise: [UInt8] = {
         var rng = SplitMix64(seed: 7)

@@ -5,7 +5,7 @@ import Testing
 
 /// Bounded random-input testing with fixed seeds: mutated and random responses never crash the parser, never
 /// make it loop, never report more body bytes than were fed, and give the same result whatever the split.
-@Suite struct ResponseParserRandomInputTests {
+@Suite(.onThreadsOfTheirOwn) struct ResponseParserRandomInputTests {
     static let seeds: [String] = [
         "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: x\r\n\r\nhello",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n",

@@ -1,10 +1,11 @@
 import CourierCore
 import CourierHTTP1
+import CourierTestSupport
 import Testing
 
 /// Every message, valid or not, must give the same events (and the same error, at the same offset) however
 /// its bytes are split across feeds.
-@Suite struct ResponseParserSplitTests {
+@Suite(.onThreadsOfTheirOwn) struct ResponseParserSplitTests {
     struct Vector: CustomStringConvertible {
         var bytes: [UInt8]
         var method: HTTPMethod = .get

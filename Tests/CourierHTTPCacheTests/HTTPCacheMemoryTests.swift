@@ -1,5 +1,6 @@
 import CourierCache
 import CourierCore
+import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// The decoded records kept in memory in front of the record store: used only while the file is the one they
 /// were read from, whoever replaced it; access times still move now and then; expiry still holds. Two caches over
 /// one directory stand for two processes sharing it (each has its own memory and descriptors).
-@Suite struct HTTPCacheMemoryTests {
+@Suite(.onThreadsOfTheirOwn) struct HTTPCacheMemoryTests {
     let url = HTTPURL("https://api.example.com/v1/feed")!
     let directory = NSTemporaryDirectory() + "courier-http-memory-\(UUID().uuidString)"
     /// The record store's wall clock, in nanoseconds, moved by the tests.

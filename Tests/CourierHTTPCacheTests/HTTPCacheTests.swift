@@ -1,12 +1,13 @@
 import CourierCache
 import CourierCore
+import CourierTestSupport
 import Foundation
 import Testing
 
 @testable import CourierHTTPCache
 
 /// The cache's stages over a real record store on disk, with fixed instants (seconds since the epoch).
-@Suite struct HTTPCacheTests {
+@Suite(.onThreadsOfTheirOwn) struct HTTPCacheTests {
     let t0 = 1_795_000_000.0
     let url = HTTPURL("https://api.example.com/v1/items")!
     let directory = NSTemporaryDirectory() + "courier-http-cache-\(UUID().uuidString)"

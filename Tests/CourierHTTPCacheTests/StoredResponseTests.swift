@@ -5,7 +5,7 @@ import Testing
 @testable import CourierHTTPCache
 
 /// The stored-response format: it round-trips, and no bytes make decoding trap.
-@Suite struct StoredResponseTests {
+@Suite(.onThreadsOfTheirOwn) struct StoredResponseTests {
     static let sample = StoredResponse(
         method: .get, url: "https://api.example.com/v1/items?page=2",
         variedFields: [HTTPHeaders.Field(name: "accept-language", value: "de, en;q=0.5")],

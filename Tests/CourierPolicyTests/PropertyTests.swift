@@ -4,7 +4,7 @@ import CourierTestSupport
 import Testing
 
 /// Random input never crashes or hangs the compiler, and every answer is well-formed.
-@Suite struct PropertyTests {
+@Suite(.onThreadsOfTheirOwn) struct PropertyTests {
     /// Keys from the language mixed with junk, so random documents reach deep into the checks.
     static let keys = [
         "version", "include", "defaults", "authorisers", "services", "timeouts", "retry", "rate-limit", "hosts",

@@ -3,7 +3,7 @@ import CourierTestSupport
 import Testing
 
 /// "Did you mean": the banded edit distance agrees with the full table, and long words get no suggestion.
-@Suite struct SuggestionsTests {
+@Suite(.onThreadsOfTheirOwn) struct SuggestionsTests {
     /// The whole optimal-string-alignment table, the definition the banded version must agree with.
     static func fullDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)

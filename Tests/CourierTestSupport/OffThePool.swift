@@ -9,7 +9,10 @@ import Foundation
 /// on the result, where Swift Testing can attribute it.
 public func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: work()) }
+        let thread = Thread {
+            yieldToTimingSensitiveWork()
+            continuation.resume(returning: work())
+        }
         thread.stackSize = 8 << 20
         thread.start()
     }
@@ -18,12 +21,17 @@ public func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -
 /// The CPU time the calling thread spends in `work`: unlike wall time, not inflated by other processes on a
 /// loaded machine, so a bound on it catches accidentally quadratic work without failing on a busy CI runner.
 public func threadCPUTime(_ work: () -> Void) -> Duration {
+    measuringThreadCPUTime(work).cpu
+}
+
+/// `work`'s result and the CPU time the calling thread spent in it (see ``threadCPUTime(_:)``).
+public func measuringThreadCPUTime<T>(_ work: () throws -> T) rethrows -> (result: T, cpu: Duration) {
     func now() -> Duration {
         var spec = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
         return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
     }
     let start = now()
-    work()
-    return now() - start
+    let result = try work()
+    return (result, now() - start)
 }

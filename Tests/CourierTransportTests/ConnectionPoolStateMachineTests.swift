@@ -2,7 +2,7 @@ import CourierTransport
 import CourierTestSupport
 import Testing
 
-@Suite struct ConnectionPoolStateMachineTests {
+@Suite(.onThreadsOfTheirOwn) struct ConnectionPoolStateMachineTests {
     typealias SM = ConnectionPoolStateMachine
 
     @Test func firstRequestCreatesThenLeasesThenParksForReuse() {

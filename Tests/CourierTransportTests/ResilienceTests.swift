@@ -69,7 +69,7 @@ import Testing
     }
 }
 
-@Suite struct BackoffJitterTests {
+@Suite(.onThreadsOfTheirOwn) struct BackoffJitterTests {
     @Test(arguments: BackoffPolicy.Jitter.allCases)
     func delaysStayWithinTheCurveAndGrow(_ jitter: BackoffPolicy.Jitter) {
         let policy = BackoffPolicy(initial: .milliseconds(100), max: .seconds(5), multiplier: 2, jitter: jitter)

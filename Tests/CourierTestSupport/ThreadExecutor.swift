@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A task executor with threads of its own, outside Swift's cooperative pool.
+///
+/// The record store runs an uncontended one-key operation's system calls on the calling task's thread. Creating
+/// a file usually takes tens of microseconds, but on this machine's root file system (ext4 without a journal)
+/// each creation walks past every inode deleted in the last minutes, and the suite deletes thousands: hundreds of
+/// stores then hold the pool's two threads inside `open` for seconds, and every other suite's timers and socket
+/// callbacks wait (a loader test measured 4.9 s for a cancellation it expects within 4). Suites that store in
+/// bulk run on this executor instead (``Trait/onThreadsOfTheirOwn``), as docs/cache.md advises an app to, and so
+/// do the suites that compute for seconds in a debug build (property and random-input tests): a `gdb` snapshot of
+/// a stalled run found both pool threads in such tests while 30 connection tasks waited 5 s to start. Its
+/// threads run at the lowest priority (``yieldToTimingSensitiveWork()``), so that this work takes the CPU the
+/// timing-sensitive suites leave instead of an equal share of the 2 cores.
+public final class ThreadExecutor: TaskExecutor, Sendable {
+    /// The executor the suites share: two threads, as many as CI has cores.
+    public static let shared = ThreadExecutor(threads: 2, name: "courier-test-io")
+
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let available = DispatchSemaphore(value: 0)
+    /// Its threads' `pthread_self()`.
+    private let members = Mutex<Set<UInt>>([])
+
+    /// Starts `threads` threads named `name`; they live as long as the process.
+    public init(threads: Int, name: String) {
+        for _ in 0..<threads {
+            let thread = Thread { [self] in
+                members.withLock { _ = $0.insert(UInt(pthread_self())) }
+                yieldToTimingSensitiveWork()
+                while true {
+                    available.wait()
+                    let job = jobs.withLock { $0.removeFirst() }
+                    job.runSynchronously(on: asUnownedTaskExecutor())
+                }
+            }
+            thread.name = name
+            thread.start()
+        }
+    }
+
+    /// Whether the caller runs on one of this executor's threads.
+    public var isCurrent: Bool {
+        let current = UInt(pthread_self())
+        return members.withLock { $0.contains(current) }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        available.signal()
+    }
+}
+
+/// Runs each test of a suite (and its child tasks) on ``ThreadExecutor/shared`` instead of Swift's cooperative
+/// pool.
+public struct OnThreadsOfTheirOwn: TestTrait, SuiteTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await withTaskExecutorPreference(ThreadExecutor.shared) { try await function() }
+    }
+}
+
+extension Trait where Self == OnThreadsOfTheirOwn {
+    /// Runs the tests on ``ThreadExecutor/shared``: for suites whose file system calls would otherwise hold the
+    /// cooperative pool's threads (see ``ThreadExecutor``).
+    public static var onThreadsOfTheirOwn: Self { Self() }
+}
+
+/// Makes the calling thread the last to get a core (nice 19: on Linux `setpriority` with 0 names the calling
+/// thread): bulk suites then use what the latency-sensitive ones leave, instead of sharing the 2 cores with them
+/// evenly and stretching their timers and socket callbacks.
+public func yieldToTimingSensitiveWork() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+}
