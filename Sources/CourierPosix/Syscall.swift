@@ -323,7 +323,9 @@ enum Syscall {
 
     /// Counts the entries of `/proc/self/fd`, not counting the one this count uses itself.
     @inline(never)
-    static func countOpenDescriptors() throws(SystemCallError) -> Int {
+    /// The entries of `/proc/self/fd` (less the one reading it); with `notOnDisk`, only those whose link is not a
+    /// path (`socket:[…]`, `pipe:[…]`, `anon_inode:[…]`).
+    static func countOpenDescriptors(notOnDisk: Bool) throws(SystemCallError) -> Int {
         var directory: OpaquePointer?
         repeat {
             directory = opendir("/proc/self/fd")
@@ -336,9 +338,18 @@ enum Syscall {
             // field, but the kernel packs entries by `d_reclen`, so the last one of a buffer can end a page before
             // them (a read past it faulted in a test run).
             let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            if name.load(as: UInt8.self) != UInt8(ascii: ".") { count += 1 }
+            guard name.load(as: UInt8.self) != UInt8(ascii: ".") else { continue }
+            if notOnDisk {
+                // The link's first byte is enough: a path starts with "/". A descriptor closed since the listing
+                // (ENOENT) is not counted.
+                var first: CChar = 0
+                let length = readlinkat(dirfd(directory), name.assumingMemoryBound(to: CChar.self), &first, 1)
+                if length < 1 || first == CChar(UInt8(ascii: "/")) { continue }
+            }
+            count += 1
         }
-        return count - 1
+        // The directory's own descriptor is among the entries (a path, so not counted with `notOnDisk`).
+        return notOnDisk ? count : count - 1
     }
 
     // MARK: - Threads and semaphores

@@ -39,9 +39,9 @@ func eventually(_ seconds: Double = 2, _ condition: () throws -> Bool) async thr
 
 /// Waits until the process holds no more descriptors than `baseline` (other work may close late).
 func expectNoDescriptorLeak(baseline: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    var now = try OpenFileDescriptors.count()
+    var now = try OpenFileDescriptors.countNotOnDisk()
     let settled = try await eventually(3) {
-        now = try OpenFileDescriptors.count()
+        now = try OpenFileDescriptors.countNotOnDisk()
         return now <= baseline
     }
     #expect(settled, "descriptors: \(baseline) before, \(now) after", sourceLocation: sourceLocation)
