@@ -1,9 +1,10 @@
 import CourierCache
+import CourierTestSupport
 import Foundation
 import Testing
 
 /// `courier cache` against a real record store made by the test: ls (text and JSON), inspect, verify, gc, clear.
-@Suite(.timeLimit(.minutes(1))) struct CacheCommandTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct CacheCommandTests {
     /// A store with two sound records (one locked), one whose payload is corrupt, and one expired record.
     static func makeStore() async throws -> (String, RecordStore) {
         let directory = FileManager.default.temporaryDirectory.appending(path: "courier-cache-cli-\(UUID().uuidString)").path

@@ -45,8 +45,10 @@ struct CourierProcess {
     /// `environment` adds to (or replaces in) this process's environment for the child; `input`, when given, is
     /// the child's standard input (else `/dev/null`).
     ///
-    /// The wait is asynchronous, so a test running the binary never blocks one of Swift concurrency's few
-    /// cooperative threads, on which other suites' timers depend.
+    /// The wait is asynchronous; the calls that block (creating and removing the scratch folder, and `posix_spawn`,
+    /// which waits until the child has executed the binary) run where the suite does: every suite here runs on
+    /// ``ThreadExecutor/blocking`` (`.onBlockingThreads`), never on Swift concurrency's few cooperative threads, on
+    /// which other suites' timers depend (a snapshot of a stalled run found both of them in such calls).
     static func run(
         _ arguments: [String], in directory: URL = fixtures, timeout: Double = 30, environment extra: [String: String] = [:],
         standardInput input: [UInt8]? = nil
@@ -114,7 +116,7 @@ enum GoldenFile {
     }
 }
 
-@Suite struct BinaryLocationTests {
+@Suite(.onBlockingThreads) struct BinaryLocationTests {
     @Test func builtBinaryIsNextToTheTestBundle() {
         #expect(
             FileManager.default.isExecutableFile(atPath: CourierProcess.binary.path),

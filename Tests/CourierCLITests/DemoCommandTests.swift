@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -10,7 +11,7 @@ import Glibc
 #endif
 
 /// `courier demo` as a user runs it: the built binary, against the upstream it starts itself on loopback.
-@Suite(.timeLimit(.minutes(1))) struct DemoCommandTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct DemoCommandTests {
     /// The lines of `text` that contain every one of `parts`.
     func lines(_ text: String, containing parts: String...) -> [Substring] {
         text.split(separator: "\n").filter { line in parts.allSatisfy { line.contains($0) } }
@@ -126,7 +127,7 @@ import Glibc
 }
 
 /// The upstream's request reader: bytes in as they arrive, one request or a clear error out.
-@Suite struct UpstreamRequestParserTests {
+@Suite(.onBlockingThreads) struct UpstreamRequestParserTests {
     func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func aRequestSplitAnywhereIsReadWhole() throws {
@@ -197,7 +198,7 @@ import Glibc
 }
 
 /// The upstream's scenarios, as a trace: one request in, one answer out.
-@Suite struct UpstreamScriptTests {
+@Suite(.onBlockingThreads) struct UpstreamScriptTests {
     func request(_ method: String, _ target: String, headers: HTTPHeaders = HTTPHeaders(), body: String = "") -> UpstreamRequest {
         UpstreamRequest(method: method, target: target, headers: headers, body: Array(body.utf8))
     }
@@ -267,7 +268,7 @@ import Glibc
 }
 
 /// The upstream's I/O owner, from a raw blocking client: real bytes on a real loopback socket.
-@Suite(.timeLimit(.minutes(1))) struct DemoUpstreamTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct DemoUpstreamTests {
     /// A blocking client socket on 127.0.0.1:`port` whose reads give up after two seconds. Its calls run on a
     /// thread of their own (``blocking(_:)``), never on one of Swift concurrency's few cooperative threads, which
     /// the upstream's own tasks need.

@@ -1,7 +1,8 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
-@Suite struct ExplainCommandTests {
+@Suite(.onBlockingThreads) struct ExplainCommandTests {
     @Test func textOutput() async throws {
         let r = try await CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/v1/search/tracks?q=x"])
         #expect(r.status == 0)
@@ -54,7 +55,7 @@ import Testing
     }
 }
 
-@Suite struct SchemaCommandTests {
+@Suite(.onBlockingThreads) struct SchemaCommandTests {
     @Test func printsAJSONSchema() async throws {
         let r = try await CourierProcess.run(["schema"])
         #expect(r.status == 0)

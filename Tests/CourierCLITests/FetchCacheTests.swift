@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `courier fetch --cache-dir` and `--offline`: the HTTP cache through the command, against a loopback server.
-@Suite(.timeLimit(.minutes(1))) struct FetchCacheTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchCacheTests {
     @Test func withoutAPolicyEveryHostIsCachedAndTheReportSaysHowEachURLWasAnswered() async throws {
         let server = try RecordingServer { index, _ in .init(headers: [("Cache-Control", "max-age=60")], body: "v\(index)") }
         defer { server.stop() }

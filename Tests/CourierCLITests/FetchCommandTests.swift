@@ -3,7 +3,7 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct FetchCommandTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchCommandTests {
     func reports(_ text: String) throws -> [[String: Any]] {
         try text.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]

@@ -5,7 +5,7 @@ import Testing
 
 /// `courier fetch` behaving as curl users expect: methods, request bodies, the User-Agent, header errors and
 /// redirects (`-o` files are in ``FetchOutputFileTests``).
-@Suite(.timeLimit(.minutes(1))) struct FetchCurlCompatibilityTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchCurlCompatibilityTests {
     @Test func standardMethodsAreUpperCasedAndOthersSentAsGiven() async throws {
         let server = try RecordingServer()
         defer { server.stop() }

@@ -4,7 +4,7 @@ import Testing
 
 /// `-o` files as curl writes them: created only when there is something to write, and (unlike curl) never left
 /// with a partial body.
-@Suite(.timeLimit(.minutes(1))) struct FetchOutputFileTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchOutputFileTests {
     @Test func anOutputFileIsWrittenOnlyWhenThereIsABody() async throws {
         let server = try RecordingServer { _, request in
             switch request.path {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `courier fetch --policy`: every URL through one data loader that applies the policy.
-@Suite(.timeLimit(.minutes(1))) struct FetchPolicyTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchPolicyTests {
     @Test func a503ThenA200IsRetriedAndReportedAsTwoAttempts() async throws {
         let server = try RecordingServer { index, _ in
             index == 0 ? RecordingServer.Reply(status: 503, body: "busy") : RecordingServer.Reply(body: "fine")

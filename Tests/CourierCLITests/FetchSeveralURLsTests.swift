@@ -5,7 +5,7 @@ import Testing
 
 /// `courier fetch` with several URLs: one client or loader, in order or `--parallel N`, outputs and reports in
 /// the order given, `-o` per URL.
-@Suite(.timeLimit(.minutes(1))) struct FetchSeveralURLsTests {
+@Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchSeveralURLsTests {
     /// A server whose body for `/name` is `name;` and which answers `/slow-MS/name` after MS milliseconds.
     static func echoServer() throws -> RecordingServer {
         try RecordingServer { _, request in

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `courier fetch` over HTTPS: --cacert, --pin, -k, the report's `tls` object, -v, and curl's exit codes.
-@Suite(.timeLimit(.minutes(2))) struct FetchTLSTests {
+@Suite(.timeLimit(.minutes(2)), .onBlockingThreads) struct FetchTLSTests {
     static let pki = TestPKI.shared
 
     func report(_ stderr: String) throws -> [String: Any] {

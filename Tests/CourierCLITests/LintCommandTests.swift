@@ -1,9 +1,10 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
 /// `courier lint` as a user runs it: the built binary, run in Tests/CourierCLITests/Fixtures, with stdout
 /// compared byte for byte to Golden/ and the exit status checked against the contract.
-@Suite struct LintCommandTests {
+@Suite(.onBlockingThreads) struct LintCommandTests {
     @Test func textOutputAndStatusForErrors() async throws {
         let r = try await CourierProcess.run(["lint", "broken", "warn"])
         #expect(r.status == 1)

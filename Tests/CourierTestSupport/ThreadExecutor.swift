@@ -15,20 +15,25 @@ import Testing
 /// threads run at the lowest priority (``yieldToTimingSensitiveWork()``), so that this work takes the CPU the
 /// timing-sensitive suites leave instead of an equal share of the 2 cores.
 public final class ThreadExecutor: TaskExecutor, Sendable {
-    /// The executor the suites share: two threads, as many as CI has cores.
-    public static let shared = ThreadExecutor(threads: 2, name: "courier-test-io")
+    /// The executor the bulk suites share: two threads, as many as CI has cores, at the lowest priority.
+    public static let shared = ThreadExecutor(threads: 2, name: "courier-test-io", lowPriority: true)
+
+    /// For calls that block rather than compute (spawning a child, which waits until it has executed its
+    /// binary; removing a scratch folder): four threads at the normal priority, which the children they spawn
+    /// inherit.
+    public static let blocking = ThreadExecutor(threads: 4, name: "courier-test-blocking", lowPriority: false)
 
     private let jobs = Mutex<[UnownedJob]>([])
     private let available = DispatchSemaphore(value: 0)
     /// Its threads' `pthread_self()`.
     private let members = Mutex<Set<UInt>>([])
 
-    /// Starts `threads` threads named `name`; they live as long as the process.
-    public init(threads: Int, name: String) {
+    /// Starts `threads` threads named `name` (at nice 19 with `lowPriority`); they live as long as the process.
+    public init(threads: Int, name: String, lowPriority: Bool) {
         for _ in 0..<threads {
             let thread = Thread { [self] in
                 members.withLock { _ = $0.insert(UInt(pthread_self())) }
-                yieldToTimingSensitiveWork()
+                if lowPriority { yieldToTimingSensitiveWork() }
                 while true {
                     available.wait()
                     let job = jobs.withLock { $0.removeFirst() }
@@ -53,24 +58,29 @@ public final class ThreadExecutor: TaskExecutor, Sendable {
     }
 }
 
-/// Runs each test of a suite (and its child tasks) on ``ThreadExecutor/shared`` instead of Swift's cooperative
+/// Runs each test of a suite (and its child tasks) on threads of a ``ThreadExecutor`` instead of Swift's cooperative
 /// pool.
 public struct OnThreadsOfTheirOwn: TestTrait, SuiteTrait, TestScoping {
+    let executor: ThreadExecutor
+
     public var isRecursive: Bool { true }
 
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        try await withTaskExecutorPreference(ThreadExecutor.shared) { try await function() }
+        try await withTaskExecutorPreference(executor) { try await function() }
     }
 }
 
 extension Trait where Self == OnThreadsOfTheirOwn {
-    /// Runs the tests on ``ThreadExecutor/shared``: for suites whose file system calls would otherwise hold the
-    /// cooperative pool's threads (see ``ThreadExecutor``).
-    public static var onThreadsOfTheirOwn: Self { Self() }
-}
+    /// Runs the tests on ``ThreadExecutor/shared``, at the lowest priority: for suites that create files in bulk
+    /// or compute for seconds (see ``ThreadExecutor``).
+    public static var onThreadsOfTheirOwn: Self { Self(executor: .shared) }
 
+    /// Runs the tests on ``ThreadExecutor/blocking``, at the normal priority: for suites that spawn children and
+    /// create and remove their files in blocking calls (the command-line tool's tests).
+    public static var onBlockingThreads: Self { Self(executor: .blocking) }
+}
 /// Makes the calling thread the last to get a core (nice 19: on Linux `setpriority` with 0 names the calling
 /// thread): bulk suites then use what the latency-sensitive ones leave, instead of sharing the 2 cores with them
 /// evenly and stretching their timers and socket callbacks.
