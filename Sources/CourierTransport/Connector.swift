@@ -55,7 +55,7 @@ final class Connector: Sendable {
         }
         let engine: TLSEngine
         do {
-            engine = try TLSEngine(context: try context(for: policy), serverName: key.host, port: key.port)
+            engine = try TLSEngine(context: try await context(for: policy), serverName: key.host, port: key.port)
         } catch {
             tcp.close()
             throw error
@@ -69,9 +69,14 @@ final class Connector: Sendable {
         }
     }
 
-    private func context(for policy: TLSPolicy) throws(TLSError) -> TLSContext {
+    /// The context of `policy`, made on first use on a thread of its own: reading a trust store takes OpenSSL 3.0
+    /// 0.1–0.4 s of CPU, which on the cooperative pool stalled every other task of the process (seen in the test
+    /// suite: loader cancellations waiting seconds behind it).
+    private func context(for policy: TLSPolicy) async throws(TLSError) -> TLSContext {
         if let context = contexts.withLock({ $0[policy] }) { return context }
-        let made = try TLSContext(policy: policy)
+        let made = try await ThreadOfItsOwn.run(name: "courier-tls-ctx") { () throws(TLSError) -> TLSContext in
+            try TLSContext(policy: policy)
+        }
         return contexts.withLock { table in
             if let existing = table[policy] { return existing }
             table[policy] = made
