@@ -388,7 +388,8 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(took >= .milliseconds(350) && took < .seconds(10))
     }
 
-    @Test func noDescriptorLeaksAfterTenThousandRequests() async throws {
+    // Ten thousand requests are seconds of CPU in a debug build: at the lowest priority, beside the timing tests.
+    @Test(.onThreadsOfTheirOwn) func noDescriptorLeaksAfterTenThousandRequests() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
         let before = try OpenFileDescriptors.countNotOnDisk()

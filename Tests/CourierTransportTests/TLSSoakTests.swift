@@ -10,7 +10,7 @@ import Testing
 /// A thousand TLS requests (kept-alive, new and resumed connections, failing handshakes) leave no TLS session
 /// and no descriptor behind. Run the same test under LeakSanitizer to check OpenSSL's own allocations
 /// (docs/tls.md): `swift test --sanitize=address --filter TLSSoakTests`.
-@Suite(.timeLimit(.minutes(3))) struct TLSSoakTests {
+@Suite(.timeLimit(.minutes(3)), .onThreadsOfTheirOwn) struct TLSSoakTests {
     @Test func aThousandTLSRequestsLeaveNothingBehind() async throws {
         let pki = TestPKI.shared
         let good = try await PythonPeer.start(tls: TLSPeerOptions())
