@@ -114,7 +114,7 @@ let package = Package(
         // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
         .target(
             name: "CourierTestSupport",
-            dependencies: ["CourierCore", "CCourierTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CourierCore", "CourierPosix", "CCourierTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/CourierTestSupport"
         ),
         // posix_spawn with closefrom for the tests' child processes (Foundation's Process scans /proc/self/fd

@@ -123,7 +123,7 @@ import Testing
             #expect(log[index] == [.failure(.shutdown)], "load \(index)")
         }
         #expect(service.isShutDown)
-        #expect(try OpenFileDescriptors.countNotOnDisk() <= before)
+        #expect(try await settledDescriptorCount(atMost: before) <= before)
     }
 
     @Test func loadsInFlightFinishWithinTheGracePeriod() async throws {

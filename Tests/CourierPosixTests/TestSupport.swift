@@ -37,10 +37,11 @@ func eventually(_ seconds: Double = 2, _ condition: () throws -> Bool) async thr
     return try condition()
 }
 
-/// Waits until the process holds no more descriptors than `baseline` (other work may close late).
+/// Waits (up to 10 s) until the process holds no more descriptors than `baseline`: other work, and the suites
+/// running in parallel, open and close their own meanwhile; a leak never settles.
 func expectNoDescriptorLeak(baseline: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     var now = try OpenFileDescriptors.countNotOnDisk()
-    let settled = try await eventually(3) {
+    let settled = try await eventually(10) {
         now = try OpenFileDescriptors.countNotOnDisk()
         return now <= baseline
     }

@@ -61,7 +61,7 @@ import Testing
         #expect(outcomes.allSatisfy { $0 == .failure(.shutdown) }, "\(outcomes)")
         #expect(client.isShutDown)
         #expect(client.openConnectionCount == 0)
-        #expect(try OpenFileDescriptors.countNotOnDisk() <= before)
+        #expect(try await settledDescriptorCount(atMost: before) <= before)
     }
 
     @Test func requestsInFlightFinishWithinTheGracePeriod() async throws {

@@ -406,7 +406,7 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(client.openConnectionCount <= 1)
         client.shutdown()
         try await Task.sleep(for: .milliseconds(100))
-        #expect(try OpenFileDescriptors.countNotOnDisk() <= before)
+        #expect(try await settledDescriptorCount(atMost: before) <= before)
     }
 }
 
