@@ -321,10 +321,9 @@ enum Syscall {
 
     // MARK: - Descriptors of this process
 
-    /// Counts the entries of `/proc/self/fd`, not counting the one this count uses itself.
+    /// Counts the entries of `/proc/self/fd`, not counting the one this count uses itself; with `notOnDisk`, only
+    /// those whose link is not a path (`socket:[…]`, `pipe:[…]`, `anon_inode:[…]`).
     @inline(never)
-    /// The entries of `/proc/self/fd` (less the one reading it); with `notOnDisk`, only those whose link is not a
-    /// path (`socket:[…]`, `pipe:[…]`, `anon_inode:[…]`).
     static func countOpenDescriptors(notOnDisk: Bool) throws(SystemCallError) -> Int {
         var directory: OpaquePointer?
         repeat {

@@ -35,3 +35,10 @@ public func measuringThreadCPUTime<T>(_ work: () throws -> T) rethrows -> (resul
     let result = try work()
     return (result, now() - start)
 }
+
+/// Makes the calling thread the last to get a core (nice 19: on Linux `setpriority` with 0 names the calling
+/// thread): bulk suites then use what the latency-sensitive ones leave, instead of sharing the 2 cores with them
+/// evenly and stretching their timers and socket callbacks.
+public func yieldToTimingSensitiveWork() {
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+}

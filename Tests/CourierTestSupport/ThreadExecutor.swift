@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import Testing
 
 /// A task executor with threads of its own, outside Swift's cooperative pool.
 ///
@@ -56,34 +55,4 @@ public final class ThreadExecutor: TaskExecutor, Sendable {
         jobs.withLock { $0.append(job) }
         available.signal()
     }
-}
-
-/// Runs each test of a suite (and its child tasks) on threads of a ``ThreadExecutor`` instead of Swift's cooperative
-/// pool.
-public struct OnThreadsOfTheirOwn: TestTrait, SuiteTrait, TestScoping {
-    let executor: ThreadExecutor
-
-    public var isRecursive: Bool { true }
-
-    public func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
-    ) async throws {
-        try await withTaskExecutorPreference(executor) { try await function() }
-    }
-}
-
-extension Trait where Self == OnThreadsOfTheirOwn {
-    /// Runs the tests on ``ThreadExecutor/shared``, at the lowest priority: for suites that create files in bulk
-    /// or compute for seconds (see ``ThreadExecutor``).
-    public static var onThreadsOfTheirOwn: Self { Self(executor: .shared) }
-
-    /// Runs the tests on ``ThreadExecutor/blocking``, at the normal priority: for suites that spawn children and
-    /// create and remove their files in blocking calls (the command-line tool's tests).
-    public static var onBlockingThreads: Self { Self(executor: .blocking) }
-}
-/// Makes the calling thread the last to get a core (nice 19: on Linux `setpriority` with 0 names the calling
-/// thread): bulk suites then use what the latency-sensitive ones leave, instead of sharing the 2 cores with them
-/// evenly and stretching their timers and socket callbacks.
-public func yieldToTimingSensitiveWork() {
-    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
 }

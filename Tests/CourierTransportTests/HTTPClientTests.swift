@@ -405,7 +405,6 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         }
         #expect(client.openConnectionCount <= 1)
         client.shutdown()
-        try await Task.sleep(for: .milliseconds(100))
         #expect(try await settledDescriptorCount(atMost: before) <= before)
     }
 }
