@@ -100,11 +100,11 @@ import Testing
     }
 
     @Test func retryAfterAsAnHTTPDateIsHonouredAndAHostileValueIsCapped() async throws {
-        // The date is written when the answer is sent, 3 s ahead (2 to 3 s once truncated to whole seconds):
-        // more than the 500 ms cap however slowly the client reads it.
+        // The date is written when the answer is sent, a minute ahead: far more than the 500 ms cap however long
+        // the client (or a busy machine) takes to read it.
         let server = try RecordingServer { index, request in
             if request.requestLine.contains("/date"), index == 0 {
-                return RecordingServer.Reply(status: 429, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 3))])
+                return RecordingServer.Reply(status: 429, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 60))])
             }
             if request.requestLine.contains("/hostile"), index == 2 { return RecordingServer.Reply(status: 429, headers: [("Retry-After", "86400")]) }
             return RecordingServer.Reply(status: 200)
@@ -133,11 +133,15 @@ import Testing
     }
 
     @Test func retryAfterDateWithoutCapWaitsForTheDate() async throws {
-        // Written when the answer is sent: 3 s ahead, 2 to 3 s once truncated to whole seconds.
+        // Written when the answer is sent: 5 s ahead, 4 to 5 s once truncated to whole seconds. The server notes
+        // when it wrote the date and which date it wrote, so that what the loader made of it can be checked exactly.
+        let written = Mutex<(at: Double, date: Double)?>(nil)
         let server = try RecordingServer { index, _ in
-            index == 0
-                ? RecordingServer.Reply(status: 503, headers: [("Retry-After", Self.imfFixdate(Date().timeIntervalSince1970 + 3))])
-                : RecordingServer.Reply(status: 200)
+            guard index == 0 else { return RecordingServer.Reply(status: 200) }
+            let now = Date().timeIntervalSince1970
+            let date = (now + 5).rounded(.down)
+            written.withLock { $0 = (now, date) }
+            return RecordingServer.Reply(status: 503, headers: [("Retry-After", Self.imfFixdate(date))])
         }
         let service = try makeService("""
             version: 1
@@ -149,12 +153,15 @@ import Testing
         let loader = service.makeFactory().makeLoader()
         var response: Response?
         let seconds = try await elapsed { response = try await loader.load(Request(url: server.url("/x"))) }
+        let finished = Date().timeIntervalSince1970
         #expect(response?.status == 200)
-        // The date was 2 to 3 s ahead when it was written; the loader waited for what was left of it when the
-        // answer was read, not for its back-off (10 ms).
-        let asked = try #require(response?.retryAfter)
-        #expect(asked > .milliseconds(500) && asked <= .seconds(3))
-        #expect(seconds >= asked.seconds - 0.05 && seconds < 20, "took \(seconds) s for a Retry-After of \(asked)")
+        // The loader read the answer after the server wrote it and before the load returned: what it asked for is
+        // what was left of the date at some moment in between, and it waited for that, not for its back-off (10 ms).
+        let asked = try #require(response?.retryAfter).seconds
+        let (writtenAt, date) = try #require(written.withLock { $0 })
+        #expect(asked <= date - writtenAt + 0.001 && asked >= date - finished - 0.001, "asked \(asked) s of \(date - writtenAt) s")
+        #expect(asked > 0, "the date was at least 4 s ahead when written, yet already past when read")
+        #expect(seconds >= asked - 0.05 && seconds < 20, "took \(seconds) s for a Retry-After of \(asked) s")
     }
 
     @Test func retriesFollowTheConditionsAndMethodsWithGrowingBackoff() async throws {
