@@ -74,10 +74,12 @@ import Testing
                 retry: { max-attempts: 3, on: [503], backoff: { initial: 10ms, jitter: none } }
             """)
         // The trace says when the endpoint is paused; the test then sends another request at once. (Waiting for
-        // the event rather than sleeping a fixed time: CI machines are small and shared.)
+        // the event rather than sleeping a fixed time: CI machines are small and shared.) The `.retrying` event
+        // comes after the pause is in place; `.retryAfter` comes just before it, and a test woken by it could look
+        // for the pause too early.
         let paused = AsyncStream<Void>.makeStream()
         service.addTraceObserver { event in
-            if case .retryAfter = event.kind { paused.continuation.yield() }
+            if case .retrying = event.kind { paused.continuation.yield() }
         }
         let loader = service.makeFactory().makeLoader()
         let start = ContinuousClock.now
