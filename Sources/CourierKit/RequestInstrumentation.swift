@@ -49,6 +49,13 @@ final class RequestInstrumentation: Sendable {
         /// Whether the load span has its URL attributes (set when the request is routed, or at its end).
         var described = false
         var attempt: (any Span)?
+        /// The spans' attributes as last handed to them. Kept here and handed over whole, never read back from
+        /// a span: a tracer's `attributes` getter copies them (under a lock, for `InMemoryTracer`), so an update
+        /// through it costs a copy of every attribute.
+        var loadAttributes: [String: SpanAttribute] = [:]
+        var attemptAttributes: [String: SpanAttribute] = [:]
+        /// Whether `attemptAttributes` changed since the attempt span last got them.
+        var attemptChanged = false
         /// The first hop's URL, as the loader parsed it (nil until routed).
         var original: HTTPURL?
         /// The last attempt's outcome (the reason a retry is counted under), kept unformatted: most requests
@@ -100,11 +107,12 @@ final class RequestInstrumentation: Sendable {
                 s.logger?[metadataKey: "courier.endpoint"] = "\(s.endpoint)"
             }
             guard let load = s.load else { return }
-            var attributes = describe(parsed, extra: 2)
+            var attributes = describe(parsed, extra: 4)
             if route.service != nil {
                 attributes["courier.service"] = .string(s.service)
                 attributes["courier.endpoint"] = .string(s.endpoint)
             }
+            s.loadAttributes = attributes
             load.attributes = SpanAttributes(attributes)
             s.described = true
         }
@@ -120,11 +128,10 @@ final class RequestInstrumentation: Sendable {
             guard let attempt = s.attempt else { return headers }
             // The attempt span starts with the URL as given: only a URL the authoriser changed (or a hop's) differs.
             if sent != s.original {
-                attempt.updateAttributes { [secretNames = s.secretNames] attributes in
-                    attributes["url.full"] = TelemetryURL.full(sent.description, redacting: secretNames)
-                    attributes["server.address"] = sent.host
-                    attributes["server.port"] = sent.port
-                }
+                s.attemptAttributes["url.full"] = .string(TelemetryURL.full(sent.description, redacting: s.secretNames))
+                s.attemptAttributes["server.address"] = .string(sent.host)
+                s.attemptAttributes["server.port"] = .int64(Int64(sent.port))
+                attempt.attributes = SpanAttributes(s.attemptAttributes)
             }
             guard route.propagatesTraceContext, let tracer else { return headers }
             var injected = headers
@@ -137,7 +144,7 @@ final class RequestInstrumentation: Sendable {
     func attemptFailed(_ error: CourierError) {
         state.withLock { s in
             s.outcome = .failure(error.kind)
-            if let attempt = s.attempt { Self.fail(attempt, type: "\(error.kind)") }
+            fail(&s, type: "\(error.kind)")
         }
     }
 
@@ -173,6 +180,7 @@ final class RequestInstrumentation: Sendable {
                 // A follower is never routed: it describes its span itself.
                 var attributes = describe(HTTPURL(url), extra: 4)
                 attributes["courier.coalesced"] = .bool(true)
+                s.loadAttributes = attributes
                 load.attributes = SpanAttributes(attributes)
                 s.described = true
             }
@@ -192,14 +200,17 @@ final class RequestInstrumentation: Sendable {
         case .unreachable(let target, let error):
             log(s, .debug, "\(target) is unreachable (\(error.kind))", event, ["courier.target": "\(target)", "error.type": "\(error.kind)"])
             s.outcome = .failure(error.kind)
-            if let attempt = s.attempt { Self.fail(attempt, type: "\(error.kind)") }
+            fail(&s, type: "\(error.kind)")
             endAttempt(&s)
 
         case .response(let status):
             log(s, .trace, event.summary, event, ["http.response.status_code": "\(status)"])
             s.outcome = .status(status)
-            s.attempt?.attributes["http.response.status_code"] = status
-            if status >= 400, let attempt = s.attempt { Self.fail(attempt, type: "\(status)") }
+            if s.attempt != nil {
+                s.attemptAttributes["http.response.status_code"] = .int64(Int64(status))
+                s.attemptChanged = true
+                if status >= 400 { fail(&s, type: "\(status)") }
+            }
 
         case .retryAfter(let requested, let applied, _):
             log(s, .debug, event.summary, event, ["courier.wait": "\(applied)"])
@@ -263,14 +274,15 @@ final class RequestInstrumentation: Sendable {
             bytesReceived: s.bytesReceived
         )
         guard let load = s.load else { return }
-        if !s.described { load.attributes = SpanAttributes(describe(HTTPURL(url), extra: 4)) }
+        if !s.described { s.loadAttributes = describe(HTTPURL(url), extra: 4) }
         let errorType = error.map { "\($0.kind)" } ?? status.flatMap { $0 >= 400 ? "\($0)" : nil }
-        load.updateAttributes { [secretNames = s.secretNames, sends = s.sends] attributes in
-            if !secretNames.isEmpty { attributes["url.full"] = TelemetryURL.full(url, redacting: secretNames) }
-            if sends > 1 { attributes["http.request.resend_count"] = sends - 1 }
-            if let status { attributes["http.response.status_code"] = status }
-            if let errorType { attributes["error.type"] = errorType }
-        }
+        var attributes = s.loadAttributes
+        if !s.secretNames.isEmpty { attributes["url.full"] = .string(TelemetryURL.full(url, redacting: s.secretNames)) }
+        if s.sends > 1 { attributes["http.request.resend_count"] = .int64(Int64(s.sends - 1)) }
+        if let status { attributes["http.response.status_code"] = .int64(Int64(status)) }
+        if let errorType { attributes["error.type"] = .string(errorType) }
+        // One assignment of the whole set (the span had none of these end-of-load attributes before).
+        load.attributes = SpanAttributes(attributes)
         if errorType != nil { load.setStatus(SpanStatus(code: .error)) }
         load.end()
         s.load = nil
@@ -289,6 +301,8 @@ final class RequestInstrumentation: Sendable {
         if fallback { attributes["courier.fallback"] = .bool(true) }
         span.attributes = SpanAttributes(attributes)
         s.attempt = span
+        s.attemptAttributes = attributes
+        s.attemptChanged = false
     }
 
     /// The OpenTelemetry HTTP client attributes a span has from its start.
@@ -310,15 +324,22 @@ final class RequestInstrumentation: Sendable {
         [("service", s.service), ("endpoint", s.endpoint)]
     }
 
+    /// Ends the attempt span, handing it the attributes it gained since it started (status, error type).
     private func endAttempt(_ s: inout State) {
-        s.attempt?.end()
+        guard let attempt = s.attempt else { return }
+        if s.attemptChanged { attempt.attributes = SpanAttributes(s.attemptAttributes) }
+        attempt.end()
         s.attempt = nil
+        s.attemptChanged = false
     }
 
-    /// Marks a span failed with OpenTelemetry's `error.type` (a status code or a failure's kind).
-    private static func fail(_ span: any Span, type: String) {
-        span.attributes["error.type"] = type
-        span.setStatus(SpanStatus(code: .error))
+    /// Marks the attempt span (if any) failed with OpenTelemetry's `error.type` (a status code or a failure's
+    /// kind); the attribute reaches the span when it ends.
+    private func fail(_ s: inout State, type: String) {
+        guard let attempt = s.attempt else { return }
+        s.attemptAttributes["error.type"] = .string(type)
+        s.attemptChanged = true
+        attempt.setStatus(SpanStatus(code: .error))
     }
 
     private func log(
