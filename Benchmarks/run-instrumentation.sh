@@ -17,6 +17,8 @@
 #                           swift-metrics' TestMetrics, swift-distributed-tracing's InMemoryTracer, a log handler
 #                           keeping lines in memory at `info`
 #   loader-untraced         the same without the tracer (COURIER_INSTRUMENT_ONLY=logs,metrics)
+#   loader-exported         loader-memory with the tracer's finished spans taken every 10 ms, as an exporter
+#                           would (COURIER_TRACE_EXPORT=1): InMemoryTracer otherwise keeps every span for good
 # CONFIGS="base-loader loader ..." runs only those configurations.
 # Each round runs every configuration once, in forward order on odd rounds and backward on even ones, so drift
 # of the shared machine falls on both sides. Client pinned to core 0, server to core 1. Loopback only.
@@ -44,7 +46,7 @@ results=${INSTRUMENTATION_RESULTS:-$(mktemp)}
 [ -n "${INSTRUMENTATION_RESULTS:-}" ] || trap 'rm -f "$results"' EXIT
 : >"$results"
 
-configs=(base-client client base-loader loader loader-null loader-untraced loader-memory)
+configs=(base-client client base-loader loader loader-null loader-untraced loader-memory loader-exported)
 run() { # round config workload requests concurrency
     local binary=$current client=courier env=()
     case $2 in
@@ -54,6 +56,7 @@ run() { # round config workload requests concurrency
         loader-null) client=loader; env=(COURIER_INSTRUMENTS=null) ;;
         loader-memory) client=loader; env=(COURIER_INSTRUMENTS=memory) ;;
         loader-untraced) client=loader; env=(COURIER_INSTRUMENTS=memory COURIER_INSTRUMENT_ONLY=logs,metrics) ;;
+        loader-exported) client=loader; env=(COURIER_INSTRUMENTS=memory COURIER_TRACE_EXPORT=1) ;;
     esac
     local line
     line=$(env ${env[@]+"${env[@]}"} taskset -c 0 "$binary" --client "$client" --url "$url" --requests "$4" --concurrency "$5" --max-seconds 60)
@@ -78,8 +81,8 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 def cpu(r, user_only):
     x = r["result"]
     return (x["cpu_user_s"] + (0 if user_only else x["cpu_sys_s"])) / x["requests"] * 1e6
-configs = ["base-client", "client", "base-loader", "loader", "loader-null", "loader-untraced", "loader-memory"]
-pairs = [("client", "base-client"), ("loader", "base-loader"), ("loader-null", "base-loader"), ("loader-untraced", "base-loader"), ("loader-memory", "base-loader")]
+configs = ["base-client", "client", "base-loader", "loader", "loader-null", "loader-untraced", "loader-memory", "loader-exported"]
+pairs = [("client", "base-client"), ("loader", "base-loader"), ("loader-null", "base-loader"), ("loader-untraced", "base-loader"), ("loader-memory", "base-loader"), ("loader-exported", "base-loader")]
 for user_only, what in [(False, "CPU (user + system)"), (True, "user CPU")]:
     table = {}
     for r in rows:
