@@ -2,9 +2,12 @@ import Synchronization
 
 /// A value delivered at most once to one waiter: the first `resume` wins, later ones are ignored. Lets a caller
 /// resume at once when its work is cancelled or times out, even if the work itself never answers.
+///
+/// The continuation is an unsafe one: every load waits on a one-shot, and a checked continuation allocates a
+/// canary per wait. The lock and `done` already make the resume happen exactly once; `wait` has one caller.
 final class OneShot<Value: Sendable>: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<Value, Never>?
+        var continuation: UnsafeContinuation<Value, Never>?
         var value: Value?
         var done = false
     }
@@ -13,7 +16,7 @@ final class OneShot<Value: Sendable>: Sendable {
 
     /// Delivers `value` unless one was delivered already.
     func resume(_ value: Value) {
-        let continuation: CheckedContinuation<Value, Never>? = state.withLock { s in
+        let continuation: UnsafeContinuation<Value, Never>? = state.withLock { s in
             guard !s.done else { return nil }
             s.done = true
             if let c = s.continuation {
@@ -28,7 +31,7 @@ final class OneShot<Value: Sendable>: Sendable {
 
     /// Waits for the value (returns at once when it is already there).
     func wait() async -> Value {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Value, Never>) in
             let ready: Value? = state.withLock { s in
                 if let v = s.value {
                     s.value = nil
