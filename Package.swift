@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "CourierHTTP1Tests", dependencies: ["CourierCore", "CourierHTTP1", "CCourierZlib", "CourierTestSupport"]
         ),
-        .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix"]),
+        .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix", "CourierTestSupport"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
         .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache", "CCourierZlib", "CCourierTestSupport", "CourierTestSupport"]),
         .testTarget(

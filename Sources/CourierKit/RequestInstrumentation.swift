@@ -54,8 +54,6 @@ final class RequestInstrumentation: Sendable {
         /// through it costs a copy of every attribute.
         var loadAttributes: [String: SpanAttribute] = [:]
         var attemptAttributes: [String: SpanAttribute] = [:]
-        /// Whether `attemptAttributes` changed since the attempt span last got them.
-        var attemptChanged = false
         /// The first hop's URL, as the loader parsed it (nil until routed).
         var original: HTTPURL?
         /// The last attempt's outcome (the reason a retry is counted under), kept unformatted: most requests
@@ -208,7 +206,6 @@ final class RequestInstrumentation: Sendable {
             s.outcome = .status(status)
             if s.attempt != nil {
                 s.attemptAttributes["http.response.status_code"] = .int64(Int64(status))
-                s.attemptChanged = true
                 if status >= 400 { fail(&s, type: "\(status)") }
             }
 
@@ -302,10 +299,8 @@ final class RequestInstrumentation: Sendable {
         span.attributes = SpanAttributes(attributes)
         s.attempt = span
         s.attemptAttributes = attributes
-        s.attemptChanged = false
     }
 
-    /// The OpenTelemetry HTTP client attributes a span has from its start.
     /// The OpenTelemetry HTTP client attributes a span starts with, in a dictionary with room for `extra` more
     /// (set whole on a new span: one update, no regrowing).
     private func describe(_ url: HTTPURL?, extra: Int) -> [String: SpanAttribute] {
@@ -327,10 +322,9 @@ final class RequestInstrumentation: Sendable {
     /// Ends the attempt span, handing it the attributes it gained since it started (status, error type).
     private func endAttempt(_ s: inout State) {
         guard let attempt = s.attempt else { return }
-        if s.attemptChanged { attempt.attributes = SpanAttributes(s.attemptAttributes) }
+        attempt.attributes = SpanAttributes(s.attemptAttributes)
         attempt.end()
         s.attempt = nil
-        s.attemptChanged = false
     }
 
     /// Marks the attempt span (if any) failed with OpenTelemetry's `error.type` (a status code or a failure's
@@ -338,7 +332,6 @@ final class RequestInstrumentation: Sendable {
     private func fail(_ s: inout State, type: String) {
         guard let attempt = s.attempt else { return }
         s.attemptAttributes["error.type"] = .string(type)
-        s.attemptChanged = true
         attempt.setStatus(SpanStatus(code: .error))
     }
 

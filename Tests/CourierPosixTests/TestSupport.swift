@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import CourierPosix
+import CourierTestSupport
 
 /// Thrown when a bounded wait in a test runs out.
 struct TestTimedOut: Error, CustomStringConvertible {
@@ -37,15 +38,11 @@ func eventually(_ seconds: Double = 2, _ condition: () throws -> Bool) async thr
     return try condition()
 }
 
-/// Waits (up to 10 s) until the process holds no more descriptors than `baseline`: other work, and the suites
-/// running in parallel, open and close their own meanwhile; a leak never settles.
+/// Expects the process's sockets, pipes and event descriptors to fall back to `baseline` within 10 s
+/// (``settledDescriptorCount(atMost:within:)``: other work closes late; a leak never settles).
 func expectNoDescriptorLeak(baseline: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    var now = try OpenFileDescriptors.countNotOnDisk()
-    let settled = try await eventually(10) {
-        now = try OpenFileDescriptors.countNotOnDisk()
-        return now <= baseline
-    }
-    #expect(settled, "descriptors: \(baseline) before, \(now) after", sourceLocation: sourceLocation)
+    let now = try await settledDescriptorCount(atMost: baseline)
+    #expect(now <= baseline, "descriptors: \(baseline) before, \(now) after", sourceLocation: sourceLocation)
 }
 
 /// A loopback server that echoes every byte back until the client closes.
