@@ -34,13 +34,18 @@ public struct Route: Sendable {
         return pattern.isWildcard ? .wildcard(pattern) : .exact(pattern)
     }
 
-    /// The service, or nil when only the defaults apply.
+    /// The service, or nil when only the defaults apply. A copy of the whole service: code that needs only
+    /// its name, or whether there is one, reads ``serviceName`` instead (a request's path reads it several times).
     public var service: ServicePolicy? { entry.service }
+    /// The service's name, or nil when only the defaults apply (no service claims the host).
+    public var serviceName: String? { entry.serviceName }
     public var retry: RetryPolicy { entry.retry }
     public var timeouts: TimeoutPolicy { entry.timeouts }
     public var authoriser: AuthoriserInstance? { entry.authoriser }
     public var tls: TLSPolicy { entry.tls }
     public var cache: CachePolicy? { entry.cache }
+    /// Whether the service has cache rules (``cache`` is not nil), without copying them.
+    public var hasCachePolicy: Bool { entry.hasCachePolicy }
     /// Whether the request may carry the caller's trace context: the service's `propagate-trace-context`, and
     /// never for a host no service claims.
     public var propagatesTraceContext: Bool { entry.propagatesTraceContext }
@@ -50,11 +55,13 @@ public struct Route: Sendable {
 /// out so that a look-up reads this one object and, for endpoint overrides, one small array.
 final class RouteEntry: Sendable {
     let service: ServicePolicy?
+    let serviceName: String?
     let retry: RetryPolicy
     let timeouts: TimeoutPolicy
     let authoriser: AuthoriserInstance?
     let tls: TLSPolicy
     let cache: CachePolicy?
+    let hasCachePolicy: Bool
     let propagatesTraceContext: Bool
     let perEndpoint: RateLimit?
     /// Endpoint overrides, deepest first (the longest matching prefix wins); prefixes are usually short enough
@@ -67,11 +74,13 @@ final class RouteEntry: Sendable {
 
     init(service: ServicePolicy, authoriser: AuthoriserInstance?) {
         self.service = service
+        self.serviceName = service.name
         self.retry = service.retry
         self.timeouts = service.timeouts
         self.authoriser = authoriser
         self.tls = service.tls
         self.cache = service.cache
+        self.hasCachePolicy = service.cache != nil
         self.propagatesTraceContext = service.propagatesTraceContext
         self.perEndpoint = service.rateLimit.perEndpoint
         self.endpoints = RouteEntry.sortedEndpoints(service.rateLimit.endpoints)
@@ -82,11 +91,13 @@ final class RouteEntry: Sendable {
 
     init(defaults: PolicyDefaults) {
         self.service = nil
+        self.serviceName = nil
         self.retry = defaults.retry
         self.timeouts = defaults.timeouts
         self.authoriser = nil
         self.tls = .builtIn
         self.cache = nil
+        self.hasCachePolicy = false
         self.propagatesTraceContext = false
         self.perEndpoint = defaults.rateLimit.perEndpoint
         self.endpoints = RouteEntry.sortedEndpoints(defaults.rateLimit.endpoints)

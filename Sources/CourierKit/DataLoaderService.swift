@@ -55,6 +55,7 @@ public final class DataLoaderService: Sendable {
     let httpCache: Result<HTTPCache, CourierError>?
     /// The cache rules for hosts no service claims (nil: they are not cached).
     let unclaimedCache: CachePolicy?
+    let unclaimedCaches: Bool
 
     /// Makes a service from a compiled graph.
     ///
@@ -105,6 +106,7 @@ public final class DataLoaderService: Sendable {
         self.wallClock = { Date().timeIntervalSince1970 }
         self.instruments = LoaderInstruments(logger: logger, metricsFactory: metricsFactory, tracer: tracer)
         self.unclaimedCache = cachingUnclaimedHosts
+        self.unclaimedCaches = cachingUnclaimedHosts != nil
         self.httpCache = cacheDirectory.map { directory in
             let caps = graph.services.compactMap(\.cache?.maxSize) + [cachingUnclaimedHosts?.maxSize].compactMap { $0 }
             return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +))
@@ -190,7 +192,12 @@ public final class DataLoaderService: Sendable {
 
     /// The cache rules that apply to `route` (its service's `cache:`, or those for unclaimed hosts).
     func cachePolicy(for route: Route) -> CachePolicy? {
-        route.service == nil ? unclaimedCache : route.cache
+        route.serviceName == nil ? unclaimedCache : route.cache
+    }
+
+    /// Whether any cache rules apply to `route` (``cachePolicy(for:)`` is not nil), without copying them.
+    func caches(_ route: Route) -> Bool {
+        route.serviceName == nil ? unclaimedCaches : route.hasCachePolicy
     }
 
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).
@@ -216,8 +223,12 @@ public final class DataLoaderService: Sendable {
         )
     }
 
-    func report(_ consumption: Consumption) {
-        for observer in observers.withLock({ $0 }) { observer(consumption) }
+    /// Hands `consumption` to the consumption observers; made only when there are some.
+    func report(_ consumption: @autoclosure () -> Consumption) {
+        let observers = observers.withLock { $0 }
+        guard !observers.isEmpty else { return }
+        let made = consumption()
+        for observer in observers { observer(made) }
     }
 
     /// Reserves a rate-limit slot for `key`; returns when the request may go.
@@ -237,10 +248,9 @@ public final class DataLoaderService: Sendable {
 
     func recordRequest(service: String, budget: RetryPolicy.Budget?, now: ContinuousClock.Instant) {
         guard let budget else { return }
+        // Changed in place: a copy taken out of the table and put back would copy its bucket arrays.
         budgets.withLock { table in
-            var machine = table[service] ?? RetryBudgetStateMachine(budget: budget, origin: origin)
-            machine.recordRequest(now: now)
-            table[service] = machine
+            table[service, default: RetryBudgetStateMachine(budget: budget, origin: origin)].recordRequest(now: now)
         }
     }
 
@@ -248,10 +258,7 @@ public final class DataLoaderService: Sendable {
     func tryRetry(service: String, budget: RetryPolicy.Budget?, now: ContinuousClock.Instant) -> Bool {
         guard let budget else { return true }
         return budgets.withLock { table in
-            var machine = table[service] ?? RetryBudgetStateMachine(budget: budget, origin: origin)
-            let ok = machine.tryRetry(now: now)
-            table[service] = machine
-            return ok
+            table[service, default: RetryBudgetStateMachine(budget: budget, origin: origin)].tryRetry(now: now)
         }
     }
 

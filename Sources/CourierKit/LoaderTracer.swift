@@ -29,7 +29,7 @@ struct LoaderTracer: Sendable {
     /// The request starts on `route` (its first hop's), for `url` (its URL, parsed).
     func started(_ method: HTTPMethod, _ route: Route, _ url: HTTPURL) {
         instrumentation?.routed(route, url: url)
-        self(0, .started(method: method, service: route.service?.name))
+        self(0, .started(method: method, service: route.serviceName))
     }
 
     /// The header fields of an attempt about to go to `url` on `route`, with the trace context where the route

@@ -98,15 +98,15 @@ final class RequestInstrumentation: Sendable {
     func routed(_ route: Route, url parsed: HTTPURL) {
         state.withLock { s in
             s.original = parsed
-            if let service = route.service {
-                s.service = service.name
+            if let service = route.serviceName {
+                s.service = service
                 s.endpoint = route.endpointKey.description
                 s.logger?[metadataKey: "courier.service"] = "\(s.service)"
                 s.logger?[metadataKey: "courier.endpoint"] = "\(s.endpoint)"
             }
             guard let load = s.load else { return }
             var attributes = describe(parsed, extra: 4)
-            if route.service != nil {
+            if route.serviceName != nil {
                 attributes["courier.service"] = .string(s.service)
                 attributes["courier.endpoint"] = .string(s.endpoint)
             }
