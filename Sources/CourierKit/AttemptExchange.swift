@@ -3,7 +3,11 @@ import CourierTransport
 
 /// One attempt's response as the transport gave it: read whole (``DataLoader/load(_:)``), or a head whose body
 /// is still on the wire (the streaming and delegate APIs).
-enum AttemptExchange: Sendable {
+///
+/// Indirect: the loader copies an exchange several times on its way to the caller (out of `send`'s result, into
+/// the load's state, into the answer), and a boxed one is copied with one reference count instead of one per
+/// reference-counted field of its response (about 80 fewer atomic operations per load).
+indirect enum AttemptExchange: Sendable {
     case whole(HTTPResponse)
     case streaming(StreamingResponse)
 

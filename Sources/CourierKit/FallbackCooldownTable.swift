@@ -14,12 +14,14 @@ struct FallbackCooldownTable: Sendable {
 
     /// Records that `target` worked: it is no longer skipped.
     mutating func markWorking(_ target: String) {
+        // Nearly always empty: no hash of the label then.
+        guard !failedUntil.isEmpty else { return }
         failedUntil[target] = nil
     }
 
     /// Whether `target` is cooling down at `now`.
     func isCoolingDown(_ target: String, now: ContinuousClock.Instant) -> Bool {
-        guard let until = failedUntil[target] else { return false }
+        guard !failedUntil.isEmpty, let until = failedUntil[target] else { return false }
         return until > now
     }
 }

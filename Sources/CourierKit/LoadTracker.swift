@@ -43,9 +43,10 @@ final class LoadTracker: Sendable {
             if !s.closed { s.starting.insert(s.next) }
             return (s.next, !s.closed)
         }
-        let cancelled = CourierError(.cancelled, "the loader was cancelled", url: url)
+        // Made only when needed: most requests are never refused.
+        func cancelled() -> CourierError { CourierError(.cancelled, "the loader was cancelled", url: url) }
         guard open else {
-            deliver(.failure(cancelled))
+            deliver(.failure(cancelled()))
             return id
         }
         // Counted in the service's loads before it starts; a shutdown that ends it before it is recorded below
@@ -70,7 +71,7 @@ final class LoadTracker: Sendable {
                 if ended.url == nil { ended.url = url }
                 return ended
             }
-            if s.closed { return cancelled }
+            if s.closed { return cancelled() }
             s.entries[id] = Entry(task: task, deliver: deliver, url: url)
             return nil
         }

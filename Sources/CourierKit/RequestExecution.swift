@@ -10,7 +10,10 @@ import Glibc
 
 /// Runs one request through its policy route: rate limit, authoriser, fallbacks, retries with back-off inside
 /// the total deadline and the service's retry budget, Retry-After, a single refresh after a 401.
-struct RequestExecution {
+///
+/// A class: an execution is handed to the request's task and kept by the loader while it runs, and a reference
+/// is copied with one reference count instead of one per reference-counted field of its request.
+final class RequestExecution: Sendable {
     let factory: DataLoaderFactory
     let request: Request
     let queued: ContinuousClock.Instant
@@ -46,7 +49,7 @@ struct RequestExecution {
     func run() async -> Result<Response, CourierError> {
         // The first hop's route, looked up once for both the coalescing decision and the load.
         let first = HTTPURL(request.url).map { ($0, service.graph.route(for: $0, method: request.method)) }
-        guard !revalidation, let key = coalescingKey(first) else { return await runAlone(first) }
+        guard !revalidation, let key = coalescingKey(first?.1) else { return await runAlone(first) }
         while true {
             if service.coalescer.lead(key) {
                 let result = await runAlone(first)
@@ -91,9 +94,9 @@ struct RequestExecution {
     /// The URL is taken as the caller wrote it, not normalised as the cache's key is: built for every cacheable
     /// load, fresh hits included, it must cost little, and two spellings of one URL loaded at the same instant
     /// merely do not share (each is still answered from the cache or the network on its own).
-    private func coalescingKey(_ first: (HTTPURL, Route)?) -> String? {
+    private func coalescingKey(_ route: Route?) -> String? {
         guard events == nil, request.method == .get || request.method == .head, request.body == nil,
-            request.bodyStream == nil, !factory.isOffline, let (_, route) = first, service.cachePolicy(for: route) != nil
+            request.bodyStream == nil, !factory.isOffline, let route, service.caches(route)
         else { return nil }
         // HEAD and GET answer differently (no body): unlike the cache's key, they do not coalesce together.
         var key = "\(request.method) \(request.url)"
@@ -107,8 +110,12 @@ struct RequestExecution {
     private func runAlone(_ first: (HTTPURL, Route)?) async -> Result<Response, CourierError> {
         var counters = Counters()
         let result: Result<Response, CourierError>
+        // Read while the response is at hand: binding it out of `result` below would copy the whole response.
+        var answered: Int?
         do {
-            result = .success(try await perform(request, deadline: nil, redirectsLeft: maxRedirects, first: first, &counters))
+            let response = try await perform(request, deadline: nil, redirectsLeft: maxRedirects, first: first, &counters)
+            answered = response.status
+            result = .success(response)
         } catch {
             var failure = error
             // The whole request's figures, not the last exchange's.
@@ -118,9 +125,10 @@ struct RequestExecution {
             result = .failure(failure)
         }
         trace.completed(result, bytesSent: counters.sent, bytesReceived: counters.received)
-        switch result {
-        case .success(let response): trace(counters.attempt, .finished(status: response.status, error: nil))
-        case .failure(let error): trace(counters.attempt, .finished(status: nil, error: error))
+        if let answered {
+            trace(counters.attempt, .finished(status: answered, error: nil))
+        } else if case .failure(let error) = result {
+            trace(counters.attempt, .finished(status: nil, error: error))
         }
         service.report(
             Consumption(
@@ -143,13 +151,19 @@ struct RequestExecution {
         first: (HTTPURL, Route)? = nil, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
         let clock = ContinuousClock()
-        guard let url = first?.0 ?? HTTPURL(request.url) else {
-            throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
+        let url: HTTPURL
+        let route: Route
+        if let first {
+            (url, route) = first
+        } else {
+            guard let parsed = HTTPURL(request.url) else {
+                throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
+            }
+            (url, route) = (parsed, service.graph.route(for: parsed, method: request.method))
         }
-        let route = first?.1 ?? service.graph.route(for: url, method: request.method)
         if fixedDeadline == nil { trace.started(request.method, route, url) }
         let retry = route.retry
-        let serviceName = route.service?.name ?? ""
+        let serviceName = route.serviceName ?? ""
         let deadline = fixedDeadline ?? queued + (request.timeout ?? route.timeouts.total)
         let maxAttempts = max(1, request.maxAttempts ?? retry.maxAttempts)
 
@@ -191,8 +205,9 @@ struct RequestExecution {
                 hasStreamedBody: request.bodyStream != nil
             )
         }
-        var unauthorised = unauthorisedRequest()
-        var authorised = unauthorised
+        /// The current attempt's request as its authoriser returned it; nil until an attempt is authorised (and
+        /// for every attempt of a route without an authoriser, which sends `url` and `headers` as they are).
+        var authorised: AuthorisationRequest?
         /// The stored response the cache found, freshened by a 304 if there was one.
         var found: HTTPCache.Lookup?
         var cacheStatus: CacheStatus? = stage == nil ? nil : .miss
@@ -306,12 +321,10 @@ struct RequestExecution {
                 guard let found else { preconditionFailure("a revalidation without a stored response") }
                 trace(machine.attempt, .cache(.revalidating))
                 headers = found.conditionalHeaders
-                unauthorised = unauthorisedRequest()
 
             case .dropConditions:
                 trace(machine.attempt, .cache(.miss))
                 headers = callerHeaders
-                unauthorised = unauthorisedRequest()
 
             case .revalidateInBackground:
                 // One background revalidation per stored response at a time: a burst of loads in the
@@ -394,17 +407,18 @@ struct RequestExecution {
                 let started = clock.now
                 trace(machine.attempt, .authorising(authoriser: instance.name))
                 seenEpoch = slot.epoch
-                authorised = try await RequestExecution.authorise(
-                    unauthorised, with: slot.authoriser, instance: instance, deadline: deadline
+                let made = try await RequestExecution.authorise(
+                    unauthorisedRequest(), with: slot.authoriser, instance: instance, deadline: deadline
                 )
+                authorised = made
                 timeline.authoriserWait += clock.now - started
-                guard authorised.url.host == url.host, authorised.url.scheme == url.scheme, authorised.url.port == url.port else {
+                guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
                     throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
                 }
                 actions += machine.authorised()
 
             case .send(let attempt):
-                let (sendURL, sendHeaders) = authoriser == nil ? (url, headers) : (authorised.url, authorised.headers)
+                let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
                 sentHeaders = sendHeaders
                 sentAt = service.wallClock()
                 switch await send(request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline, attempt: attempt, tried: &tried) {
@@ -440,7 +454,9 @@ struct RequestExecution {
                 service.pause(key: route.endpointKey, until: until)
 
             case .refreshCredentials:
-                guard let authoriser, let instance = route.authoriser else { preconditionFailure("no authoriser to refresh") }
+                guard let authoriser, let instance = route.authoriser, let authorised else {
+                    preconditionFailure("no authoriser to refresh")
+                }
                 await discardBody()
                 await authoriser.authoriser.authorisationFailed(for: authorised)
                 let (role, refresh) = authoriser.beginRefresh(after: seenEpoch, url: request.url)
@@ -540,7 +556,7 @@ struct RequestExecution {
                 trace(attempt, .coolingDown(target: label))
             }
         }
-        var last = CourierError(.connect, "no connect target", url: request.url)
+        var last: CourierError?
         for (index, (target, label)) in candidates.enumerated() {
             let remaining = deadline - clock.now
             guard remaining > .zero else {
@@ -561,7 +577,7 @@ struct RequestExecution {
                 method: request.method, url: url, headers: trace.outgoing(headers, url: url, route: route), body: body,
                 // Redirects are the loader's to follow (below), hop by hop through the policy: never the client's.
                 timeouts: timeouts, maxRedirects: 0, connectTo: target, userAgent: service.userAgent,
-                tls: route.service == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls)
+                tls: route.serviceName == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls)
             )
             do {
                 let exchange: AttemptExchange
@@ -580,7 +596,7 @@ struct RequestExecution {
                 if index == candidates.count - 1 { return .failure(error) }
             }
         }
-        return .failure(last)
+        return .failure(last ?? CourierError(.connect, "no connect target", url: request.url))
     }
 
     /// The next hop when `response` is a redirect: the caller's own headers (never the authoriser's), without
