@@ -43,8 +43,9 @@ struct LoaderTracer: Sendable {
         instrumentation?.attemptFailed(error)
     }
 
-    /// The request's result and wire figures, just before its `finished` event.
-    func completed(_ result: Result<Response, CourierError>, bytesSent: Int64, bytesReceived: Int64) {
-        instrumentation?.completed(result, bytesSent: bytesSent, bytesReceived: bytesReceived)
+    /// The request's time to first byte (nil without a response) and wire figures, just before its `finished`
+    /// event.
+    func completed(firstByte: Duration?, bytesSent: Int64, bytesReceived: Int64) {
+        instrumentation?.completed(firstByte: firstByte, bytesSent: bytesSent, bytesReceived: bytesReceived)
     }
 }

@@ -112,9 +112,11 @@ final class RequestExecution: Sendable {
         let result: Result<Response, CourierError>
         // Read while the response is at hand: binding it out of `result` below would copy the whole response.
         var answered: Int?
+        var firstByte: Duration?
         do {
             let response = try await perform(request, deadline: nil, redirectsLeft: maxRedirects, first: first, &counters)
             answered = response.status
+            firstByte = response.timeline.firstByte
             result = .success(response)
         } catch {
             var failure = error
@@ -124,7 +126,7 @@ final class RequestExecution: Sendable {
             failure.bytesReceived = counters.received
             result = .failure(failure)
         }
-        trace.completed(result, bytesSent: counters.sent, bytesReceived: counters.received)
+        trace.completed(firstByte: firstByte, bytesSent: counters.sent, bytesReceived: counters.received)
         if let answered {
             trace(counters.attempt, .finished(status: answered, error: nil))
         } else if case .failure(let error) = result {

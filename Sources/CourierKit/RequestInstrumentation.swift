@@ -125,7 +125,7 @@ final class RequestInstrumentation: Sendable {
             }
             guard let attempt = s.attempt else { return headers }
             // The attempt span starts with the URL as given: only a URL the authoriser changed (or a hop's) differs.
-            if sent != s.original {
+            if !Self.same(sent, s.original) {
                 s.attemptAttributes["url.full"] = .string(TelemetryURL.full(sent.description, redacting: s.secretNames))
                 s.attemptAttributes["server.address"] = .string(sent.host)
                 s.attemptAttributes["server.port"] = .int64(Int64(sent.port))
@@ -147,9 +147,9 @@ final class RequestInstrumentation: Sendable {
     }
 
     /// The request's end: its response's time to first byte, and the bytes of every attempt.
-    func completed(_ result: Result<Response, CourierError>, bytesSent: Int64, bytesReceived: Int64) {
+    func completed(firstByte: Duration?, bytesSent: Int64, bytesReceived: Int64) {
         state.withLock { s in
-            s.firstByte = try? result.get().timeline.firstByte
+            s.firstByte = firstByte
             s.bytesSent = bytesSent
             s.bytesReceived = bytesReceived
         }
@@ -165,15 +165,15 @@ final class RequestInstrumentation: Sendable {
         switch event.kind {
         case .started:
             s.started = event.at
-            log(s, .trace, "load started", event, ["url.full": "\(plainFullURL)", "http.request.method": "\(method)"])
+            log(s.logger, .trace, "load started", event, ["url.full": "\(plainFullURL)", "http.request.method": "\(method)"])
 
         case .rateLimited(_, let wait):
-            log(s, .debug, event.summary, event, ["courier.wait": "\(wait)"])
-            metrics?.time(LoaderMetrics.rateLimitWait, Self.route(s), wait)
+            log(s.logger, .debug, event.summary, event, ["courier.wait": "\(wait)"])
+            metrics?.time(LoaderMetrics.rateLimitWait, Self.route(s.service, s.endpoint), wait)
             s.load?.addEvent(SpanEvent(name: "rate-limit-wait", attributes: ["courier.wait_ms": Self.milliseconds(wait)]))
 
         case .authorising, .coalesced:
-            log(s, .trace, event.summary, event)
+            log(s.logger, .trace, event.summary, event)
             if case .coalesced = event.kind, let load = s.load {
                 // A follower is never routed: it describes its span itself.
                 var attributes = describe(HTTPURL(url), extra: 4)
@@ -185,24 +185,24 @@ final class RequestInstrumentation: Sendable {
 
         case .connecting(let target, let fallback):
             endAttempt(&s)
-            log(s, fallback ? .debug : .trace, event.summary, event, ["courier.target": "\(target)"])
+            log(s.logger, fallback ? .debug : .trace, event.summary, event, ["courier.target": "\(target)"])
             if fallback {
-                metrics?.count(LoaderMetrics.fallbacks, Self.route(s))
+                metrics?.count(LoaderMetrics.fallbacks, Self.route(s.service, s.endpoint))
                 s.load?.addEvent(SpanEvent(name: "fallback", attributes: ["courier.target": .string(target)]))
             }
             startAttempt(event.attempt, target: target, fallback: fallback, &s)
 
         case .coolingDown(let target):
-            log(s, .debug, event.summary, event, ["courier.target": "\(target)"])
+            log(s.logger, .debug, event.summary, event, ["courier.target": "\(target)"])
 
         case .unreachable(let target, let error):
-            log(s, .debug, "\(target) is unreachable (\(error.kind))", event, ["courier.target": "\(target)", "error.type": "\(error.kind)"])
+            log(s.logger, .debug, "\(target) is unreachable (\(error.kind))", event, ["courier.target": "\(target)", "error.type": "\(error.kind)"])
             s.outcome = .failure(error.kind)
             fail(&s, type: "\(error.kind)")
             endAttempt(&s)
 
         case .response(let status):
-            log(s, .trace, event.summary, event, ["http.response.status_code": "\(status)"])
+            log(s.logger, .trace, event.summary, event, ["http.response.status_code": "\(status)"])
             s.outcome = .status(status)
             if s.attempt != nil {
                 s.attemptAttributes["http.response.status_code"] = .int64(Int64(status))
@@ -210,15 +210,15 @@ final class RequestInstrumentation: Sendable {
             }
 
         case .retryAfter(let requested, let applied, _):
-            log(s, .debug, event.summary, event, ["courier.wait": "\(applied)"])
-            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, Self.route(s)) }
+            log(s.logger, .debug, event.summary, event, ["courier.wait": "\(applied)"])
+            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, Self.route(s.service, s.endpoint)) }
             s.load?.addEvent(SpanEvent(name: "retry-after", attributes: [
                 "courier.requested_ms": Self.milliseconds(requested), "courier.applied_ms": Self.milliseconds(applied),
             ]))
 
         case .refreshing(let authoriser, let role):
             endAttempt(&s)
-            log(s, .debug, event.summary, event, ["courier.authoriser": "\(authoriser)"])
+            log(s.logger, .debug, event.summary, event, ["courier.authoriser": "\(authoriser)"])
             let roleName = Self.name(role)
             metrics?.count(LoaderMetrics.tokenRefreshes, [("service", s.service), ("authoriser", authoriser), ("role", roleName)])
             s.load?.addEvent(SpanEvent(name: "credentials-refresh", attributes: ["courier.authoriser": .string(authoriser), "courier.role": .string(roleName)]))
@@ -226,13 +226,13 @@ final class RequestInstrumentation: Sendable {
         case .retrying(_, let delay):
             endAttempt(&s)
             let reason = s.outcome.map(\.description) ?? "other"
-            log(s, .debug, "retrying in \(LoaderEvent.short(delay)) after \(reason)", event, ["courier.delay": "\(delay)", "courier.reason": "\(reason)"])
-            metrics?.count(LoaderMetrics.retries, Self.route(s) + [("reason", reason)])
+            log(s.logger, .debug, "retrying in \(LoaderEvent.short(delay)) after \(reason)", event, ["courier.delay": "\(delay)", "courier.reason": "\(reason)"])
+            metrics?.count(LoaderMetrics.retries, Self.route(s.service, s.endpoint) + [("reason", reason)])
             s.load?.addEvent(SpanEvent(name: "backoff", attributes: ["courier.delay_ms": Self.milliseconds(delay), "courier.reason": .string(reason)]))
 
         case .givingUp(_, let why):
             endAttempt(&s)
-            log(s, .debug, "not retrying \(s.outcome.map(\.description) ?? "the failure"): \(why)", event)
+            log(s.logger, .debug, "not retrying \(s.outcome.map(\.description) ?? "the failure"): \(why)", event)
 
         case .finished(let status, let error):
             endAttempt(&s)
@@ -240,9 +240,9 @@ final class RequestInstrumentation: Sendable {
 
         case .cache(let cacheEvent):
             if case .failed(let error) = cacheEvent {
-                log(s, .debug, "cache unavailable (\(error.kind)); going on without it", event)
+                log(s.logger, .debug, "cache unavailable (\(error.kind)); going on without it", event)
             } else {
-                log(s, .debug, event.summary, event)
+                log(s.logger, .debug, event.summary, event)
             }
             let label: String?
             switch cacheEvent {
@@ -259,7 +259,7 @@ final class RequestInstrumentation: Sendable {
 
     private func finish(_ event: LoaderEvent, status: Int?, error: CourierError?, _ s: inout State) {
         let statusClass = LoaderMetrics.statusClass(status)
-        log(s, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, {
+        log(s.logger, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, {
             var metadata: Logger.Metadata = ["courier.attempts": "\(event.attempt)"]
             if let status { metadata["http.response.status_code"] = "\(status)" }
             if let error { metadata["error.type"] = "\(error.kind)" }
@@ -273,7 +273,9 @@ final class RequestInstrumentation: Sendable {
         guard let load = s.load else { return }
         if !s.described { s.loadAttributes = describe(HTTPURL(url), extra: 4) }
         let errorType = error.map { "\($0.kind)" } ?? status.flatMap { $0 >= 400 ? "\($0)" : nil }
+        // Taken out of the state, which needs them no more: added to below without a copy of the dictionary.
         var attributes = s.loadAttributes
+        s.loadAttributes = [:]
         if !s.secretNames.isEmpty { attributes["url.full"] = .string(TelemetryURL.full(url, redacting: s.secretNames)) }
         if s.sends > 1 { attributes["http.request.resend_count"] = .int64(Int64(s.sends - 1)) }
         if let status { attributes["http.response.status_code"] = .int64(Int64(status)) }
@@ -314,9 +316,15 @@ final class RequestInstrumentation: Sendable {
         return attributes
     }
 
+    /// Whether `url` is `original` (compared in place: `!=` on two optionals copies both URLs first).
+    private static func same(_ url: HTTPURL, _ original: HTTPURL?) -> Bool {
+        guard let original else { return false }
+        return url == original
+    }
+
     /// The `service` and `endpoint` dimensions.
-    private static func route(_ s: State) -> [(String, String)] {
-        [("service", s.service), ("endpoint", s.endpoint)]
+    private static func route(_ service: String, _ endpoint: String) -> [(String, String)] {
+        [("service", service), ("endpoint", endpoint)]
     }
 
     /// Ends the attempt span, handing it the attributes it gained since it started (status, error type).
@@ -335,11 +343,13 @@ final class RequestInstrumentation: Sendable {
         attempt.setStatus(SpanStatus(code: .error))
     }
 
+    /// Logs through `logger` (the request's, nil when its level is above `debug`). Takes the logger, not the
+    /// whole state: a `State` argument would be a copy of every field, for every event.
     private func log(
-        _ s: State, _ level: Logger.Level, _ message: @autoclosure () -> String, _ event: LoaderEvent,
+        _ logger: Logger?, _ level: Logger.Level, _ message: @autoclosure () -> String, _ event: LoaderEvent,
         _ metadata: @autoclosure () -> Logger.Metadata = [:]
     ) {
-        guard let logger = s.logger, logger.logLevel <= level else { return }
+        guard let logger, logger.logLevel <= level else { return }
         var all = metadata()
         all["courier.attempt"] = "\(event.attempt)"
         logger.log(level: level, "\(message())", metadata: all)
