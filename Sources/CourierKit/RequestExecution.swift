@@ -547,10 +547,18 @@ final class RequestExecution: Sendable {
         attempt: Int, tried: inout [String]
     ) async -> Result<AttemptExchange, CourierError> {
         let clock = ContinuousClock()
-        let all: [(HostAddress?, String)] = [(nil, HostAddress(host: url.host, port: url.port).description)]
-            + route.fallbacks.map { ($0, HostAddress(host: $0.host, port: $0.port ?? url.port).description) }
-        let now = clock.now
-        var candidates = all.filter { !service.isCoolingDown($0.1, now: now) }
+        var all: [(HostAddress?, String)] = []
+        all.reserveCapacity(1 + route.fallbacks.count)
+        all.append((nil, HostAddress(host: url.host, port: url.port).description))
+        for fallback in route.fallbacks {
+            all.append((fallback, HostAddress(host: fallback.host, port: fallback.port ?? url.port).description))
+        }
+        // A lone target is tried whether or not it is cooling down: nothing to filter (the usual case).
+        var candidates = all
+        if all.count > 1 {
+            let now = clock.now
+            candidates = all.filter { !service.isCoolingDown($0.1, now: now) }
+        }
         if candidates.isEmpty {
             candidates = all
         } else if candidates.count < all.count {
