@@ -55,7 +55,6 @@ public final class DataLoaderService: Sendable {
     let httpCache: Result<HTTPCache, CourierError>?
     /// The cache rules for hosts no service claims (nil: they are not cached).
     let unclaimedCache: CachePolicy?
-    let unclaimedCaches: Bool
 
     /// Makes a service from a compiled graph.
     ///
@@ -106,7 +105,6 @@ public final class DataLoaderService: Sendable {
         self.wallClock = { Date().timeIntervalSince1970 }
         self.instruments = LoaderInstruments(logger: logger, metricsFactory: metricsFactory, tracer: tracer)
         self.unclaimedCache = cachingUnclaimedHosts
-        self.unclaimedCaches = cachingUnclaimedHosts != nil
         self.httpCache = cacheDirectory.map { directory in
             let caps = graph.services.compactMap(\.cache?.maxSize) + [cachingUnclaimedHosts?.maxSize].compactMap { $0 }
             return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +))
@@ -197,7 +195,7 @@ public final class DataLoaderService: Sendable {
 
     /// Whether any cache rules apply to `route` (``cachePolicy(for:)`` is not nil), without copying them.
     func caches(_ route: Route) -> Bool {
-        route.serviceName == nil ? unclaimedCaches : route.hasCachePolicy
+        route.serviceName == nil ? unclaimedCache != nil : route.hasCachePolicy
     }
 
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).
