@@ -138,14 +138,6 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
         func part(_ from: Int, _ to: Int) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
         }
-        func firstIndex(of byte: UInt8, from: Int, to: Int) -> Int? {
-            var i = from
-            while i < to {
-                if bytes[i] == byte { return i }
-                i += 1
-            }
-            return nil
-        }
         // No whitespace or control characters anywhere: they are how header injection starts.
         var colon: Int?
         for i in 0..<count {
@@ -173,17 +165,15 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
             return nil
         }
         let start = colon + 3
-        let end = firstIndex(of: UInt8(ascii: "#"), from: start, to: count) ?? count
-        var authorityEnd = start
-        while authorityEnd < end, bytes[authorityEnd] != UInt8(ascii: "/"), bytes[authorityEnd] != UInt8(ascii: "?") {
-            authorityEnd += 1
-        }
+        // A slice of the buffer keeps the buffer's offsets: every index found below is one into `bytes`.
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? count
+        let authorityEnd = bytes[start..<end].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? end
         // userinfo is deprecated in http(s) URLs (RFC 9110 §4.2.4) and a classic phishing vector: refuse it.
-        guard firstIndex(of: UInt8(ascii: "@"), from: start, to: authorityEnd) == nil else { return nil }
+        guard !bytes[start..<authorityEnd].contains(UInt8(ascii: "@")) else { return nil }
         let host: String
         var port: Int?
         if start < authorityEnd, bytes[start] == UInt8(ascii: "[") {
-            guard let close = firstIndex(of: UInt8(ascii: "]"), from: start + 1, to: authorityEnd) else { return nil }
+            guard let close = bytes[(start + 1)..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
             // RFC 3986 IP-literal: an IPv6 address only (a bracketed name or IPv4 address is not one).
             let literal = part(start + 1, close)
             guard IPv6Literal.isValid(literal) else { return nil }
@@ -194,14 +184,9 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
             host = literal.utf8.contains(where: isUpperCaseLetter) ? literal.lowercased() : literal
         } else {
             var hostEnd = authorityEnd
-            var i = authorityEnd
-            while i > start {
-                i -= 1
-                if bytes[i] == UInt8(ascii: ":") {
-                    guard let p = parsePort(bytes, i + 1, authorityEnd) else { return nil }
-                    (hostEnd, port) = (i, p)
-                    break
-                }
+            if let colon = bytes[start..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
+                guard let p = parsePort(bytes, colon + 1, authorityEnd) else { return nil }
+                (hostEnd, port) = (colon, p)
             }
             guard hostEnd > start else { return nil }
             var upper = false
@@ -214,7 +199,7 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
         }
         var query: String?
         var pathEnd = end
-        if let q = firstIndex(of: UInt8(ascii: "?"), from: authorityEnd, to: end) {
+        if let q = bytes[authorityEnd..<end].firstIndex(of: UInt8(ascii: "?")) {
             query = part(q + 1, end)
             pathEnd = q
         }
