@@ -67,6 +67,9 @@ final class RequestInstrumentation: Sendable {
         var firstByte: Duration?
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
+
+        /// The `service` and `endpoint` dimensions (read in place: a function taking the whole state would copy it).
+        var routeDimensions: [(String, String)] { [("service", service), ("endpoint", endpoint)] }
     }
 
     init(
@@ -169,7 +172,7 @@ final class RequestInstrumentation: Sendable {
 
         case .rateLimited(_, let wait):
             log(s.logger, .debug, event.summary, event, ["courier.wait": "\(wait)"])
-            metrics?.time(LoaderMetrics.rateLimitWait, Self.route(s.service, s.endpoint), wait)
+            metrics?.time(LoaderMetrics.rateLimitWait, s.routeDimensions, wait)
             s.load?.addEvent(SpanEvent(name: "rate-limit-wait", attributes: ["courier.wait_ms": Self.milliseconds(wait)]))
 
         case .authorising, .coalesced:
@@ -187,7 +190,7 @@ final class RequestInstrumentation: Sendable {
             endAttempt(&s)
             log(s.logger, fallback ? .debug : .trace, event.summary, event, ["courier.target": "\(target)"])
             if fallback {
-                metrics?.count(LoaderMetrics.fallbacks, Self.route(s.service, s.endpoint))
+                metrics?.count(LoaderMetrics.fallbacks, s.routeDimensions)
                 s.load?.addEvent(SpanEvent(name: "fallback", attributes: ["courier.target": .string(target)]))
             }
             startAttempt(event.attempt, target: target, fallback: fallback, &s)
@@ -211,7 +214,7 @@ final class RequestInstrumentation: Sendable {
 
         case .retryAfter(let requested, let applied, _):
             log(s.logger, .debug, event.summary, event, ["courier.wait": "\(applied)"])
-            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, Self.route(s.service, s.endpoint)) }
+            if applied > .zero { metrics?.count(LoaderMetrics.retryAfterPauses, s.routeDimensions) }
             s.load?.addEvent(SpanEvent(name: "retry-after", attributes: [
                 "courier.requested_ms": Self.milliseconds(requested), "courier.applied_ms": Self.milliseconds(applied),
             ]))
@@ -227,7 +230,7 @@ final class RequestInstrumentation: Sendable {
             endAttempt(&s)
             let reason = s.outcome.map(\.description) ?? "other"
             log(s.logger, .debug, "retrying in \(LoaderEvent.short(delay)) after \(reason)", event, ["courier.delay": "\(delay)", "courier.reason": "\(reason)"])
-            metrics?.count(LoaderMetrics.retries, Self.route(s.service, s.endpoint) + [("reason", reason)])
+            metrics?.count(LoaderMetrics.retries, s.routeDimensions + [("reason", reason)])
             s.load?.addEvent(SpanEvent(name: "backoff", attributes: ["courier.delay_ms": Self.milliseconds(delay), "courier.reason": .string(reason)]))
 
         case .givingUp(_, let why):
@@ -320,11 +323,6 @@ final class RequestInstrumentation: Sendable {
     private static func same(_ url: HTTPURL, _ original: HTTPURL?) -> Bool {
         guard let original else { return false }
         return url == original
-    }
-
-    /// The `service` and `endpoint` dimensions.
-    private static func route(_ service: String, _ endpoint: String) -> [(String, String)] {
-        [("service", service), ("endpoint", endpoint)]
     }
 
     /// Ends the attempt span, handing it the attributes it gained since it started (status, error type).
