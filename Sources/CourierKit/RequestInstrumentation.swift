@@ -14,7 +14,7 @@ import Tracing
 /// - Spans: a client span for the load (named after the method) with a child client span per attempt, after the
 ///   OpenTelemetry HTTP client conventions; rate-limit waits, back-off, Retry-After, fallbacks and refreshes are
 ///   events on the load span. The attempt span's context is what is injected into the request, where the route
-///   allows it.
+///   allows it. Each span gets its attributes once, whole, when it ends.
 ///
 /// Events of one request arrive in order from one task; the lock only makes the type `Sendable`.
 final class RequestInstrumentation: Sendable {
@@ -49,9 +49,10 @@ final class RequestInstrumentation: Sendable {
         /// Whether the load span has its URL attributes (set when the request is routed, or at its end).
         var described = false
         var attempt: (any Span)?
-        /// The spans' attributes as last handed to them. Kept here and handed over whole, never read back from
-        /// a span: a tracer's `attributes` getter copies them (under a lock, for `InMemoryTracer`), so an update
-        /// through it costs a copy of every attribute.
+        /// The spans' attributes, kept here and handed to each span once, whole, when it ends: a tracer's
+        /// `attributes` getter copies them (under a lock, for `InMemoryTracer`), and each hand-over is a locked
+        /// update in the tracer that would leave the dictionary here shared, so that the next change copied it.
+        /// Exporters read a span's attributes when it ends; the tracing API gives a sampler none at its start.
         var loadAttributes: [String: SpanAttribute] = [:]
         var attemptAttributes: [String: SpanAttribute] = [:]
         /// The first hop's URL, as the loader parsed it (nil until routed).
@@ -88,7 +89,7 @@ final class RequestInstrumentation: Sendable {
             initial.logger = logger
         }
         if let tracer, let parent {
-            // Its attributes come with the route, in one update.
+            // Its attributes come with the route, and reach it when it ends.
             initial.load = tracer.startSpan(method.rawValue, context: parent, ofKind: .client)
         }
         state = Mutex(initial)
@@ -107,14 +108,13 @@ final class RequestInstrumentation: Sendable {
                 s.logger?[metadataKey: "courier.service"] = "\(s.service)"
                 s.logger?[metadataKey: "courier.endpoint"] = "\(s.endpoint)"
             }
-            guard let load = s.load else { return }
+            guard s.load != nil else { return }
             var attributes = describe(parsed, extra: 4)
             if route.serviceName != nil {
                 attributes["courier.service"] = .string(s.service)
                 attributes["courier.endpoint"] = .string(s.endpoint)
             }
             s.loadAttributes = attributes
-            load.attributes = SpanAttributes(attributes)
             s.described = true
         }
     }
@@ -132,7 +132,6 @@ final class RequestInstrumentation: Sendable {
                 s.attemptAttributes["url.full"] = .string(TelemetryURL.full(sent.description, redacting: s.secretNames))
                 s.attemptAttributes["server.address"] = .string(sent.host)
                 s.attemptAttributes["server.port"] = .int64(Int64(sent.port))
-                attempt.attributes = SpanAttributes(s.attemptAttributes)
             }
             guard route.propagatesTraceContext, let tracer else { return headers }
             var injected = headers
@@ -177,12 +176,11 @@ final class RequestInstrumentation: Sendable {
 
         case .authorising, .coalesced:
             log(s.logger, .trace, event.summary, event)
-            if case .coalesced = event.kind, let load = s.load {
+            if case .coalesced = event.kind, s.load != nil {
                 // A follower is never routed: it describes its span itself.
                 var attributes = describe(HTTPURL(url), extra: 4)
                 attributes["courier.coalesced"] = .bool(true)
                 s.loadAttributes = attributes
-                load.attributes = SpanAttributes(attributes)
                 s.described = true
             }
 
@@ -283,7 +281,7 @@ final class RequestInstrumentation: Sendable {
         if s.sends > 1 { attributes["http.request.resend_count"] = .int64(Int64(s.sends - 1)) }
         if let status { attributes["http.response.status_code"] = .int64(Int64(status)) }
         if let errorType { attributes["error.type"] = .string(errorType) }
-        // One assignment of the whole set (the span had none of these end-of-load attributes before).
+        // The span's only hand-over: every attribute, in one assignment.
         load.attributes = SpanAttributes(attributes)
         if errorType != nil { load.setStatus(SpanStatus(code: .error)) }
         load.end()
@@ -301,13 +299,12 @@ final class RequestInstrumentation: Sendable {
         attributes["courier.attempt"] = .int64(Int64(number))
         attributes["courier.target"] = .string(target)
         if fallback { attributes["courier.fallback"] = .bool(true) }
-        span.attributes = SpanAttributes(attributes)
         s.attempt = span
         s.attemptAttributes = attributes
     }
 
-    /// The OpenTelemetry HTTP client attributes a span starts with, in a dictionary with room for `extra` more
-    /// (set whole on a new span: one update, no regrowing).
+    /// The OpenTelemetry HTTP client attributes every span has, in a dictionary with room for `extra` more (no
+    /// regrowing as the request adds them).
     private func describe(_ url: HTTPURL?, extra: Int) -> [String: SpanAttribute] {
         var attributes = [String: SpanAttribute](minimumCapacity: 4 + extra)
         attributes["http.request.method"] = .string(method.rawValue)
@@ -325,10 +322,11 @@ final class RequestInstrumentation: Sendable {
         return url == original
     }
 
-    /// Ends the attempt span, handing it the attributes it gained since it started (status, error type).
+    /// Ends the attempt span, handing it its attributes (the only hand-over).
     private func endAttempt(_ s: inout State) {
         guard let attempt = s.attempt else { return }
         attempt.attributes = SpanAttributes(s.attemptAttributes)
+        s.attemptAttributes = [:]
         attempt.end()
         s.attempt = nil
     }
