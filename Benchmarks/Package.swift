@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "cache-bench", targets: ["cache-bench"]),
         .executable(name: "loader-cache-bench", targets: ["loader-cache-bench"]),
         .executable(name: "collections-bench", targets: ["collections-bench"]),
+        .executable(name: "tracer-bench", targets: ["tracer-bench"]),
     ],
     dependencies: [
         .package(path: courierPath),
@@ -70,6 +71,15 @@ let package = Package(
             dependencies: [
                 .product(name: "CourierKit", package: courier),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // What a tracer's own calls cost for the spans of one load, with no loader around them.
+        .executableTarget(
+            name: "tracer-bench",
+            dependencies: [
+                .product(name: "CourierKit", package: courier),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         .executableTarget(

@@ -1,0 +1,129 @@
+// tracer-bench: what a tracer's own calls cost for the two spans of one load, with no loader and no I/O around
+// them (issue 11). It makes, per simulated load, the same calls with the same attributes as Courier's
+// RequestInstrumentation makes for a load answered on its first attempt: a client span for the load and a child
+// client span for the attempt, their attributes, the trace context injected into the request's header fields, and
+// the two ends. Rounds are interleaved; the median CPU ns per load of each configuration is printed.
+// Run: swift run -c release --package-path Benchmarks tracer-bench [loads per round] [rounds]
+import CourierKit
+import Glibc
+import InMemoryTracing
+import Instrumentation
+import Tracing
+
+@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// Header fields as the loader's injector writes them.
+struct FieldsInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) { carrier.replaceOrAdd(name: key, value: value) }
+}
+
+/// A tracer whose spans keep nothing, as in courier-load's COURIER_INSTRUMENTS=null: the attribute dictionaries
+/// are still built, so the difference to it is the tracer's own work.
+struct NullTracer: Tracer {
+    func startSpan<Instant: TracerInstant>(
+        _ operationName: String, context: @autoclosure () -> InstrumentationContext, ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
+    ) -> NullSpan { NullSpan(context: context()) }
+    func activeSpan(identifiedBy context: InstrumentationContext) -> NullSpan? { nil }
+    func forceFlush() {}
+    func inject<Carrier, Inject: Injector>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
+    where Inject.Carrier == Carrier {}
+    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
+    where Extract.Carrier == Carrier {}
+}
+
+final class NullSpan: Span {
+    let context: InstrumentationContext
+    init(context: InstrumentationContext) { self.context = context }
+    var operationName: String { get { "" } set {} }
+    var attributes: SpanAttributes { get { [:] } set { blackHole(newValue) } }
+    var isRecording: Bool { true }
+    func setStatus(_ status: SpanStatus) {}
+    func addEvent(_ event: SpanEvent) {}
+    func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
+    func addLink(_ link: SpanLink) {}
+    func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {}
+}
+
+/// The calls of one load answered on its first attempt. `updates` is how many times each span's attributes are
+/// handed over: 1 (when it ends, as Courier does) or 2 (also when it starts or is routed, as Courier did before).
+@inline(never)
+func oneLoad(_ tracer: any Tracer, updates: Int) -> HTTPHeaders {
+    let url = "http://127.0.0.1:8080/small"
+    func describe(extra: Int) -> [String: SpanAttribute] {
+        var attributes = [String: SpanAttribute](minimumCapacity: 4 + extra)
+        attributes["http.request.method"] = .string("GET")
+        attributes["url.full"] = .string(url)
+        attributes["server.address"] = .string("127.0.0.1")
+        attributes["server.port"] = .int64(8080)
+        return attributes
+    }
+    let load = tracer.startSpan("GET", context: ServiceContext.topLevel, ofKind: .client)
+    var loadAttributes = describe(extra: 4)
+    loadAttributes["courier.service"] = .string("bench")
+    loadAttributes["courier.endpoint"] = .string("GET /small")
+    if updates == 2 { load.attributes = SpanAttributes(loadAttributes) }
+    let attempt = tracer.startSpan("GET", context: load.context, ofKind: .client)
+    var attemptAttributes = describe(extra: 5)
+    attemptAttributes["courier.attempt"] = .int64(1)
+    attemptAttributes["courier.target"] = .string("127.0.0.1:8080")
+    if updates == 2 { attempt.attributes = SpanAttributes(attemptAttributes) }
+    var headers = HTTPHeaders([("Host", "127.0.0.1:8080"), ("User-Agent", "courier-load/1")])
+    tracer.inject(attempt.context, into: &headers, using: FieldsInjector())
+    attemptAttributes["http.response.status_code"] = .int64(200)
+    attempt.attributes = SpanAttributes(attemptAttributes)
+    attempt.end()
+    loadAttributes["http.response.status_code"] = .int64(200)
+    load.attributes = SpanAttributes(loadAttributes)
+    load.end()
+    return headers
+}
+
+func threadCPUNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+struct Configuration {
+    let name: String
+    let updates: Int
+    let makeTracer: () -> (any Tracer, drain: () -> Void)
+}
+
+let arguments = CommandLine.arguments
+let loads = arguments.count > 1 ? Int(arguments[1])! : 20_000
+let rounds = arguments.count > 2 ? Int(arguments[2])! : 7
+let configurations: [Configuration] = [
+    Configuration(name: "null tracer (Courier's attribute dictionaries only)", updates: 1) { (NullTracer(), {}) },
+    Configuration(name: "InMemoryTracer, spans kept (COURIER_INSTRUMENTS=memory)", updates: 1) {
+        (InMemoryTracer(recordInjections: false, recordExtractions: false), {})
+    },
+    Configuration(name: "InMemoryTracer, spans taken every 100 loads (COURIER_TRACE_EXPORT=1)", updates: 1) {
+        let tracer = InMemoryTracer(recordInjections: false, recordExtractions: false)
+        return (tracer, { blackHole(tracer.popFinishedSpans()) })
+    },
+    Configuration(name: "the same, attributes handed over twice per span (before session 12)", updates: 2) {
+        let tracer = InMemoryTracer(recordInjections: false, recordExtractions: false)
+        return (tracer, { blackHole(tracer.popFinishedSpans()) })
+    },
+]
+var samples = [[Double]](repeating: [], count: configurations.count)
+for round in 0..<rounds {
+    let order = round % 2 == 0 ? Array(configurations.indices) : configurations.indices.reversed()
+    for index in order {
+        let configuration = configurations[index]
+        let (tracer, drain) = configuration.makeTracer()
+        let start = threadCPUNanoseconds()
+        for i in 0..<loads {
+            blackHole(oneLoad(tracer, updates: configuration.updates))
+            if i % 100 == 99 { drain() }
+        }
+        samples[index].append(Double(threadCPUNanoseconds() - start) / Double(loads))
+    }
+}
+for (index, configuration) in configurations.enumerated() {
+    let sorted = samples[index].sorted()
+    let median = sorted[sorted.count / 2]
+    print("\(configuration.name): \(Int(median)) ns per load [\(Int(sorted.first!))–\(Int(sorted.last!))]")
+}
