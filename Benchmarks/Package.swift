@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "tracer-bench",
             dependencies: [
-                .product(name: "CourierKit", package: courier),
+                "CourierBench", .product(name: "CourierKit", package: courier),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]

@@ -27,32 +27,34 @@ final class NullMetrics: MetricsFactory, CounterHandler, FloatingPointCounterHan
     func decrement(by: Double) {}
 }
 
-/// A tracer whose spans keep nothing (one small object each).
-struct NullTracer: Tracer {
-    func startSpan<Instant: TracerInstant>(
+/// A tracer whose spans keep nothing (one small object each). Public for tracer-bench.
+public struct NullTracer: Tracer {
+    public init() {}
+
+    public func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> InstrumentationContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
     ) -> NullSpan {
         NullSpan(context: context())
     }
 
-    func activeSpan(identifiedBy context: InstrumentationContext) -> NullSpan? { nil }
-    func forceFlush() {}
-    func inject<Carrier, Inject: Injector>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
+    public func activeSpan(identifiedBy context: InstrumentationContext) -> NullSpan? { nil }
+    public func forceFlush() {}
+    public func inject<Carrier, Inject: Injector>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
     where Inject.Carrier == Carrier {}
-    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
+    public func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
     where Extract.Carrier == Carrier {}
 }
 
-final class NullSpan: Span {
-    let context: InstrumentationContext
+public final class NullSpan: Span {
+    public let context: InstrumentationContext
     init(context: InstrumentationContext) { self.context = context }
-    var operationName: String { get { "" } set {} }
-    var attributes: SpanAttributes { get { [:] } set {} }
-    var isRecording: Bool { true }
-    func setStatus(_ status: SpanStatus) {}
-    func addEvent(_ event: SpanEvent) {}
-    func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
-    func addLink(_ link: SpanLink) {}
-    func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {}
+    public var operationName: String { get { "" } set {} }
+    public var attributes: SpanAttributes { get { [:] } set {} }
+    public var isRecording: Bool { true }
+    public func setStatus(_ status: SpanStatus) {}
+    public func addEvent(_ event: SpanEvent) {}
+    public func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
+    public func addLink(_ link: SpanLink) {}
+    public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {}
 }

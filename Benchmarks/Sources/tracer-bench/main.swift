@@ -4,6 +4,7 @@
 // client span for the attempt, their attributes, the trace context injected into the request's header fields, and
 // the two ends. Rounds are interleaved; the median CPU ns per load of each configuration is printed.
 // Run: swift run -c release --package-path Benchmarks tracer-bench [loads per round] [rounds]
+import CourierBench
 import CourierKit
 import Glibc
 import InMemoryTracing
@@ -15,34 +16,6 @@ import Tracing
 /// Header fields as the loader's injector writes them.
 struct FieldsInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) { carrier.replaceOrAdd(name: key, value: value) }
-}
-
-/// A tracer whose spans keep nothing, as in courier-load's COURIER_INSTRUMENTS=null: the attribute dictionaries
-/// are still built, so the difference to it is the tracer's own work.
-struct NullTracer: Tracer {
-    func startSpan<Instant: TracerInstant>(
-        _ operationName: String, context: @autoclosure () -> InstrumentationContext, ofKind kind: SpanKind,
-        at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
-    ) -> NullSpan { NullSpan(context: context()) }
-    func activeSpan(identifiedBy context: InstrumentationContext) -> NullSpan? { nil }
-    func forceFlush() {}
-    func inject<Carrier, Inject: Injector>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
-    where Inject.Carrier == Carrier {}
-    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
-    where Extract.Carrier == Carrier {}
-}
-
-final class NullSpan: Span {
-    let context: InstrumentationContext
-    init(context: InstrumentationContext) { self.context = context }
-    var operationName: String { get { "" } set {} }
-    var attributes: SpanAttributes { get { [:] } set { blackHole(newValue) } }
-    var isRecording: Bool { true }
-    func setStatus(_ status: SpanStatus) {}
-    func addEvent(_ event: SpanEvent) {}
-    func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
-    func addLink(_ link: SpanLink) {}
-    func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {}
 }
 
 /// The calls of one load answered on its first attempt. `updates` is how many times each span's attributes are
@@ -95,6 +68,8 @@ let arguments = CommandLine.arguments
 let loads = arguments.count > 1 ? Int(arguments[1])! : 20_000
 let rounds = arguments.count > 2 ? Int(arguments[2])! : 7
 let configurations: [Configuration] = [
+    // courier-load's COURIER_INSTRUMENTS=null tracer: the attribute dictionaries are still built, so the
+    // difference to it is the tracer's own work.
     Configuration(name: "null tracer (Courier's attribute dictionaries only)", updates: 1) { (NullTracer(), {}) },
     Configuration(name: "InMemoryTracer, spans kept (COURIER_INSTRUMENTS=memory)", updates: 1) {
         (InMemoryTracer(recordInjections: false, recordExtractions: false), {})
