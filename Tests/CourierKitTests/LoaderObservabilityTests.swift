@@ -16,14 +16,23 @@ import Tracing
     /// A service for `yaml` with the given instruments (a client of its own, which gets the logger and factory).
     private func service(
         _ yaml: String, environment: [String: String] = [:], logger: Logger = HTTPClient.loggingDisabled,
-        metrics: TestMetrics? = nil, tracer: InMemoryTracer? = nil
+        metrics: TestMetrics? = nil, tracer: (any Tracer)? = nil
     ) throws -> DataLoaderService {
         DataLoaderService(
             graph: try compile(yaml), userAgent: "courier-tests/1", registry: TestRegistry.registry, environment: environment,
-            logger: logger, metricsFactory: metrics ?? NOOPMetricsHandler.instance,
-            tracer: tracer.map { $0 as any Tracer } ?? NoOpTracer()
+            logger: logger, metricsFactory: metrics ?? NOOPMetricsHandler.instance, tracer: tracer ?? NoOpTracer()
         )
     }
+
+    /// A service that retries a 503 at once (the tracing tests' server answers 503, then 200).
+    private static let retriesA503 = """
+        version: 1
+        services:
+          api:
+            hosts: [127.0.0.1]
+            scheme: http
+            retry: { max-attempts: 3, on: [503], backoff: { initial: 1ms, jitter: none } }
+        """
 
     // MARK: - Logging
 
@@ -192,14 +201,7 @@ import Tracing
         let server = try RecordingServer { index, _ in RecordingServer.Reply(status: index == 0 ? 503 : 200) }
         defer { server.stop() }
         let tracer = InMemoryTracer()
-        let service = try service("""
-            version: 1
-            services:
-              api:
-                hosts: [127.0.0.1]
-                scheme: http
-                retry: { max-attempts: 3, on: [503], backoff: { initial: 1ms, jitter: none } }
-            """, tracer: tracer)
+        let service = try service(Self.retriesA503, tracer: tracer)
         let loader = service.makeFactory().makeLoader()
         let url = server.url("/v1/items?page=2&sig=abc")
         // The caller's span is the load span's parent.
@@ -235,6 +237,26 @@ import Tracing
         #expect(second.attributes["url.full"]?.toSpanAttribute() == .string(redacted))
         #expect(second.attributes["server.address"]?.toSpanAttribute() == "127.0.0.1")
         #expect(second.attributes["server.port"]?.toSpanAttribute() == .int64(Int64(server.port)))
+    }
+
+    /// Each span's attributes reach it in one hand-over, just before it ends: a hand-over is a locked update in
+    /// most tracers, and exporters read attributes only once a span has ended.
+    @Test func eachSpanGetsItsAttributesOnceJustBeforeItEnds() async throws {
+        let server = try RecordingServer { index, _ in RecordingServer.Reply(status: index == 0 ? 503 : 200) }
+        defer { server.stop() }
+        let recorder = InMemoryTracer()
+        let tracer = HandOverTracer(inner: recorder)
+        let service = try service(Self.retriesA503, tracer: tracer)
+        let response = try await service.makeFactory().makeLoader().load(Request(url: server.url("/v1/items")))
+        #expect(response.status == 200)
+
+        let spans = recorder.finishedSpans
+        #expect(spans.count == 3, "the load and its two attempts")
+        for span in spans {
+            #expect(tracer.calls(of: span.spanID) == ["attributes", "end"], "\(span.operationName) \(span.spanID)")
+            #expect(span.attributes["http.request.method"]?.toSpanAttribute() == "GET")
+            #expect(span.attributes["http.response.status_code"] != nil)
+        }
     }
 
     @Test func urlFullHasNoUserinfoAndNoQueryItemAnAuthoriserAdded() async throws {
@@ -319,5 +341,70 @@ import Tracing
         _ = try await service.makeFactory().makeLoader().load(Request(url: server.url("/q")))
         #expect(server.requests.first?.header(InMemoryTracer.traceIDKey) == nil)
         #expect(tracer.finishedSpans.count == 2, "still traced: a load span and its attempt")
+    }
+}
+
+/// Wraps `InMemoryTracer` to record, per span, the order of its attribute hand-overs and its end.
+private struct HandOverTracer: Tracer {
+    let inner: InMemoryTracer
+    private let log = HandOverLog()
+
+    init(inner: InMemoryTracer) { self.inner = inner }
+
+    /// "attributes" and "end", in the order they reached the span with this id.
+    func calls(of spanID: String) -> [String] { log.calls.withLock { $0[spanID] ?? [] } }
+
+    func startSpan<Instant: TracerInstant>(
+        _ operationName: String, context: @autoclosure () -> InstrumentationContext, ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
+    ) -> HandOverSpan {
+        let span = inner.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
+        return HandOverSpan(inner: span, log: log)
+    }
+
+    func activeSpan(identifiedBy context: InstrumentationContext) -> HandOverSpan? { nil }
+    func forceFlush() {}
+    func inject<Carrier, Inject: Injector>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
+    where Inject.Carrier == Carrier {
+        inner.inject(context, into: &carrier, using: injector)
+    }
+    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
+    where Extract.Carrier == Carrier {
+        inner.extract(carrier, into: &context, using: extractor)
+    }
+}
+
+private final class HandOverLog: Sendable {
+    let calls = Mutex<[String: [String]]>([:])
+
+    func record(_ call: String, _ spanID: String) { calls.withLock { $0[spanID, default: []].append(call) } }
+}
+
+private struct HandOverSpan: Span {
+    let inner: InMemorySpan
+    let log: HandOverLog
+
+    var context: InstrumentationContext { inner.context }
+    var operationName: String {
+        get { inner.operationName }
+        nonmutating set { inner.operationName = newValue }
+    }
+    var attributes: SpanAttributes {
+        get { inner.attributes }
+        nonmutating set {
+            log.record("attributes", inner.spanID)
+            inner.attributes = newValue
+        }
+    }
+    var isRecording: Bool { inner.isRecording }
+    func setStatus(_ status: SpanStatus) { inner.setStatus(status) }
+    func addEvent(_ event: SpanEvent) { inner.addEvent(event) }
+    func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
+        inner.recordError(error, attributes: attributes, at: instant())
+    }
+    func addLink(_ link: SpanLink) { inner.addLink(link) }
+    func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+        log.record("end", inner.spanID)
+        inner.end(at: instant())
     }
 }
