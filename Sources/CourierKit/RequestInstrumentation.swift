@@ -46,7 +46,7 @@ final class RequestInstrumentation: Sendable {
         /// nil when the logger's level is above `debug`.
         var logger: Logger?
         var load: (any Span)?
-        /// Whether the load span has its URL attributes (set when the request is routed, or at its end).
+        /// Whether `loadAttributes` has the URL attributes (made when the request is routed, else at its end).
         var described = false
         var attempt: (any Span)?
         /// The spans' attributes, kept here and handed to each span once, whole, when it ends: a tracer's
