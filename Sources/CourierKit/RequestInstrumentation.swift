@@ -46,13 +46,13 @@ final class RequestInstrumentation: Sendable {
         /// nil when the logger's level is above `debug`.
         var logger: Logger?
         var load: (any Span)?
-        /// Whether `loadAttributes` has the URL attributes (made when the request is routed, else at its end).
-        var described = false
         var attempt: (any Span)?
         /// The spans' attributes, kept here and handed to each span once, whole, when it ends: a tracer's
         /// `attributes` getter copies them (under a lock, for `InMemoryTracer`), and each hand-over is a locked
         /// update in the tracer that would leave the dictionary here shared, so that the next change copied it.
         /// Exporters read a span's attributes when it ends; the tracing API gives a sampler none at its start.
+        /// `loadAttributes` is empty until the request is routed (or coalesced); one never routed is described at
+        /// its end.
         var loadAttributes: [String: SpanAttribute] = [:]
         var attemptAttributes: [String: SpanAttribute] = [:]
         /// The first hop's URL, as the loader parsed it (nil until routed).
@@ -115,7 +115,6 @@ final class RequestInstrumentation: Sendable {
                 attributes["courier.endpoint"] = .string(s.endpoint)
             }
             s.loadAttributes = attributes
-            s.described = true
         }
     }
 
@@ -181,7 +180,6 @@ final class RequestInstrumentation: Sendable {
                 var attributes = describe(HTTPURL(url), extra: 4)
                 attributes["courier.coalesced"] = .bool(true)
                 s.loadAttributes = attributes
-                s.described = true
             }
 
         case .connecting(let target, let fallback):
@@ -272,7 +270,7 @@ final class RequestInstrumentation: Sendable {
             bytesReceived: s.bytesReceived
         )
         guard let load = s.load else { return }
-        if !s.described { s.loadAttributes = describe(HTTPURL(url), extra: 4) }
+        if s.loadAttributes.isEmpty { s.loadAttributes = describe(HTTPURL(url), extra: 4) }
         let errorType = error.map { "\($0.kind)" } ?? status.flatMap { $0 >= 400 ? "\($0)" : nil }
         // Taken out of the state, which needs them no more: added to below without a copy of the dictionary.
         var attributes = s.loadAttributes
