@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -x "$binary" ] || { echo "build courier-load first ($binary)" >&2; exit 2; }
-libc=$(ldd "$binary" | awk '/libc\.so/ {print $3}')
+libc=$(ldd "$binary" | awk '/\/libc\.so/ {print $3}')
 core=$(ldd "$binary" | awk '/libswiftCore\.so/ {print $3}')
 concurrency_lib=$(ldd "$binary" | awk '/libswift_Concurrency\.so/ {print $3}')
 probes=()
