@@ -19,6 +19,11 @@
 #   loader-untraced         the same without the tracer (COURIER_INSTRUMENT_ONLY=logs,metrics)
 #   loader-exported         loader-memory with the tracer's finished spans taken every 10 ms, as an exporter
 #                           would (COURIER_TRACE_EXPORT=1): InMemoryTracer otherwise keeps every span for good
+#   client-tracer           HTTPClient alone, with the InMemoryTracer calls of one load made beside each request
+#                           by the benchmark (COURIER_TRACER_BESIDE=1): a loader that cost nothing beyond the
+#                           transport, with this tracer; the floor of the 15 % goal
+#   loader-tracer           the loader with the no-op defaults and the same calls beside each request: the
+#                           tracer's own work beside a real load, without Courier's code that makes the calls
 # CONFIGS="base-loader loader ..." runs only those configurations.
 # Each round runs every configuration once, in forward order on odd rounds and backward on even ones, so drift
 # of the shared machine falls on both sides. Client pinned to core 0, server to core 1. Loopback only.
@@ -46,7 +51,8 @@ results=${INSTRUMENTATION_RESULTS:-$(mktemp)}
 [ -n "${INSTRUMENTATION_RESULTS:-}" ] || trap 'rm -f "$results"' EXIT
 : >"$results"
 
-configs=(base-client client base-loader loader loader-null loader-untraced loader-memory loader-exported)
+configs=(base-client client client-tracer base-loader loader loader-tracer loader-null loader-untraced loader-memory
+    loader-exported)
 run() { # round config workload requests concurrency
     local binary=$current client=courier env=()
     case $2 in
@@ -57,6 +63,8 @@ run() { # round config workload requests concurrency
         loader-memory) client=loader; env=(COURIER_INSTRUMENTS=memory) ;;
         loader-untraced) client=loader; env=(COURIER_INSTRUMENTS=memory COURIER_INSTRUMENT_ONLY=logs,metrics) ;;
         loader-exported) client=loader; env=(COURIER_INSTRUMENTS=memory COURIER_TRACE_EXPORT=1) ;;
+        client-tracer) env=(COURIER_TRACER_BESIDE=1) ;;
+        loader-tracer) client=loader; env=(COURIER_TRACER_BESIDE=1) ;;
     esac
     local line
     line=$(env ${env[@]+"${env[@]}"} taskset -c 0 "$binary" --client "$client" --url "$url" --requests "$4" --concurrency "$5" --max-seconds 60)
@@ -81,8 +89,11 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 def cpu(r, user_only):
     x = r["result"]
     return (x["cpu_user_s"] + (0 if user_only else x["cpu_sys_s"])) / x["requests"] * 1e6
-configs = ["base-client", "client", "base-loader", "loader", "loader-null", "loader-untraced", "loader-memory", "loader-exported"]
-pairs = [("client", "base-client"), ("loader", "base-loader"), ("loader-null", "base-loader"), ("loader-untraced", "base-loader"), ("loader-memory", "base-loader"), ("loader-exported", "base-loader")]
+configs = ["base-client", "client", "client-tracer", "base-loader", "loader", "loader-tracer", "loader-null",
+           "loader-untraced", "loader-memory", "loader-exported"]
+pairs = [("client", "base-client"), ("client-tracer", "base-loader"), ("loader", "base-loader"),
+         ("loader-tracer", "base-loader"), ("loader-null", "base-loader"), ("loader-untraced", "base-loader"),
+         ("loader-memory", "base-loader"), ("loader-exported", "base-loader")]
 for user_only, what in [(False, "CPU (user + system)"), (True, "user CPU")]:
     table = {}
     for r in rows:

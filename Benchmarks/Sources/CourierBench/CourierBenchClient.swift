@@ -67,6 +67,7 @@ public struct CourierBenchClient: BenchClient {
 
     public func get() async throws -> Fetched {
         let response = try await client.execute(request)
+        TracerBeside.afterRequest()
         guard (200..<300).contains(response.status) else { throw BadStatus(status: response.status) }
         let metrics = response.metrics
         return Fetched(

@@ -34,6 +34,7 @@ public struct CourierLoaderBenchClient: BenchClient {
 
     public func get() async throws -> Fetched {
         let response = try await loader.load(Request(url: url))
+        TracerBeside.afterRequest()
         guard response.isSuccess else { throw BadStatus(status: response.status) }
         return Fetched(bytes: response.body.count, tls: nil, newConnection: response.timeline.connect != nil)
     }

@@ -1,8 +1,9 @@
 // tracer-bench: what a tracer's own calls cost for the two spans of one load, with no loader and no I/O around
 // them (issue 11). It makes, per simulated load, the same calls with the same attributes as Courier's
-// RequestInstrumentation makes for a load answered on its first attempt: a client span for the load and a child
-// client span for the attempt, their attributes, the trace context injected into the request's header fields, and
-// the two ends. Rounds are interleaved; the median CPU ns per load of each configuration is printed.
+// RequestInstrumentation makes for a load answered on its first attempt (CourierBench's TracerCallsOfOneLoad: a
+// client span for the load and a child client span for the attempt, their attributes, the trace context injected
+// into the request's header fields, and the two ends). Rounds are interleaved; the median CPU ns per load of each
+// configuration is printed.
 // Run: swift run -c release --package-path Benchmarks tracer-bench [loads per round] [rounds]
 import CourierBench
 import CourierKit
@@ -12,45 +13,6 @@ import Instrumentation
 import Tracing
 
 @inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
-
-/// Header fields as the loader's injector writes them.
-struct FieldsInjector: Injector {
-    func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) { carrier.replaceOrAdd(name: key, value: value) }
-}
-
-/// The calls of one load answered on its first attempt. `updates` is how many times each span's attributes are
-/// handed over: 1 (when it ends, as Courier does) or 2 (also when it starts or is routed, as Courier did before).
-@inline(never)
-func oneLoad(_ tracer: any Tracer, updates: Int) -> HTTPHeaders {
-    let url = "http://127.0.0.1:8080/small"
-    func describe(extra: Int) -> [String: SpanAttribute] {
-        var attributes = [String: SpanAttribute](minimumCapacity: 4 + extra)
-        attributes["http.request.method"] = .string("GET")
-        attributes["url.full"] = .string(url)
-        attributes["server.address"] = .string("127.0.0.1")
-        attributes["server.port"] = .int64(8080)
-        return attributes
-    }
-    let load = tracer.startSpan("GET", context: ServiceContext.topLevel, ofKind: .client)
-    var loadAttributes = describe(extra: 4)
-    loadAttributes["courier.service"] = .string("bench")
-    loadAttributes["courier.endpoint"] = .string("GET /small")
-    if updates == 2 { load.attributes = SpanAttributes(loadAttributes) }
-    let attempt = tracer.startSpan("GET", context: load.context, ofKind: .client)
-    var attemptAttributes = describe(extra: 5)
-    attemptAttributes["courier.attempt"] = .int64(1)
-    attemptAttributes["courier.target"] = .string("127.0.0.1:8080")
-    if updates == 2 { attempt.attributes = SpanAttributes(attemptAttributes) }
-    var headers = HTTPHeaders([("Host", "127.0.0.1:8080"), ("User-Agent", "courier-load/1")])
-    tracer.inject(attempt.context, into: &headers, using: FieldsInjector())
-    attemptAttributes["http.response.status_code"] = .int64(200)
-    attempt.attributes = SpanAttributes(attemptAttributes)
-    attempt.end()
-    loadAttributes["http.response.status_code"] = .int64(200)
-    load.attributes = SpanAttributes(loadAttributes)
-    load.end()
-    return headers
-}
 
 func threadCPUNanoseconds() -> Int64 {
     var ts = timespec()
@@ -91,7 +53,7 @@ for round in 0..<rounds {
         let (tracer, drain) = configuration.makeTracer()
         let start = threadCPUNanoseconds()
         for i in 0..<loads {
-            blackHole(oneLoad(tracer, updates: configuration.updates))
+            blackHole(TracerCallsOfOneLoad.make(tracer, updates: configuration.updates))
             if i % 100 == 99 { drain() }
         }
         samples[index].append(Double(threadCPUNanoseconds() - start) / Double(loads))
