@@ -198,9 +198,18 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
         if let failure { throw failure }
     }
 
-    /// The first field whose name is not a token or whose value holds CR, LF or NUL, if any.
+    /// The first field whose name is not a token or whose value holds CR, LF or NUL, if any. Checked on the
+    /// stored bytes: a `String` is made only for the field returned (the transport asks this of every request).
     public var firstInvalidField: Field? {
-        first { !HTTPHeaders.isValidName($0.name) || !HTTPHeaders.isValidValue($0.value) }
+        let bad = storage.withUnsafeBufferPointer { bytes in
+            entries.first { entry in
+                let name = UnsafeBufferPointer(rebasing: bytes[Int(entry.nameStart)..<Int(entry.nameEnd)])
+                let value = UnsafeBufferPointer(rebasing: bytes[Int(entry.valueStart)..<Int(entry.valueEnd)])
+                return name.isEmpty || !name.allSatisfy(HTTPMethod.isTokenCharacter)
+                    || value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+            }
+        }
+        return bad.map(field)
     }
 
     public var description: String { fields.map(\.description).joined(separator: "\n") }

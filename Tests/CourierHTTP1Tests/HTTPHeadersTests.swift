@@ -48,6 +48,15 @@ import Testing
         #expect(!HTTPHeaders.isValidValue("a\u{0}b"))
         let h: HTTPHeaders = ["Good": "1", "Bad": "x\r\ny"]
         #expect(h.firstInvalidField?.name == "Bad")
+        #expect(h.firstInvalidField?.value == "x\r\ny")
+        // Checked on the stored bytes: every rule of isValidName and isValidValue, and the first offender wins.
+        #expect(HTTPHeaders([("A", "1"), ("traceparent", "00-0af7651916cd43dd-01")]).firstInvalidField == nil)
+        #expect(HTTPHeaders([("A", "1"), ("", "empty name")]).firstInvalidField?.value == "empty name")
+        #expect(HTTPHeaders([("Bad Name", "1"), ("Bad:Name", "2")]).firstInvalidField?.name == "Bad Name")
+        #expect(HTTPHeaders([("Ünicode", "1")]).firstInvalidField?.name == "Ünicode")
+        #expect(HTTPHeaders([("A", "a\u{0}b")]).firstInvalidField?.name == "A")
+        #expect(HTTPHeaders([("A", "a\nb")]).firstInvalidField?.name == "A")
+        #expect(HTTPHeaders().firstInvalidField == nil)
     }
 
     @Test func equalityIsOrdered() {
