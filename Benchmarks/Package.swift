@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "loader-cache-bench", targets: ["loader-cache-bench"]),
         .executable(name: "collections-bench", targets: ["collections-bench"]),
         .executable(name: "tracer-bench", targets: ["tracer-bench"]),
+        .executable(name: "instrument-ab", targets: ["instrument-ab"]),
     ],
     dependencies: [
         .package(path: courierPath),
@@ -58,6 +59,14 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "courier-load", dependencies: ["BenchSupport", "CourierBench"]),
+        // The instruments' cost, configuration against configuration inside one process.
+        .executableTarget(
+            name: "instrument-ab",
+            dependencies: [
+                "BenchSupport", "CourierBench", .product(name: "CourierKit", package: courier),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         .executableTarget(
             name: "policy-bench",
             dependencies: [

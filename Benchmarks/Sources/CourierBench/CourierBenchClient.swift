@@ -24,7 +24,7 @@ public struct CourierBenchClient: BenchClient {
     }
 
     /// The transport's configuration for `options` (also ``CourierLoaderBenchClient``'s).
-    static func configuration(_ options: BenchOptions) -> HTTPClientConfiguration {
+    public static func configuration(_ options: BenchOptions) -> HTTPClientConfiguration {
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = options.concurrency
         // COURIER_CONNECTIONS=N caps the pool below the concurrency, so requests queue for a connection (the pool's

@@ -8,28 +8,29 @@ import CourierKit
 /// in-memory backends instead of the no-op defaults (``LoaderBenchInstruments``).
 public struct CourierLoaderBenchClient: BenchClient {
     let client: HTTPClient
-    let service: DataLoaderService
     let loader: DataLoader
     let url: String
 
     public init(options: BenchOptions) throws {
-        guard let url = HTTPURL(options.url) else { throw UsageError(message: "bad URL \(options.url)") }
+        client = HTTPClient(configuration: CourierBenchClient.configuration(options))
+        loader = try Self.makeLoader(url: options.url, client: client, mode: .fromEnvironment)
+        self.url = options.url
+    }
+
+    /// A loader over `client` whose policy claims `url`'s host, with the instruments of `mode`.
+    public static func makeLoader(url: String, client: HTTPClient, mode: LoaderBenchInstruments.Mode) throws -> DataLoader {
+        guard let parsed = HTTPURL(url) else { throw UsageError(message: "bad URL \(url)") }
         let policy = """
             version: 1
             services:
-              bench: { hosts: ["\(url.host)"], scheme: \(url.scheme) }
+              bench: { hosts: ["\(parsed.host)"], scheme: \(parsed.scheme) }
             """
         let compilation = PolicyCompiler().compile(source: policy, path: "loader-bench.yaml")
         guard let graph = compilation.graph, !compilation.hasErrors else {
             throw UsageError(message: "the benchmark's policy does not compile: \(compilation.diagnostics)")
         }
-        client = HTTPClient(configuration: CourierBenchClient.configuration(options))
-        service = LoaderBenchInstruments.makeService(
-            graph: graph, client: client,
-            instrumented: ["memory", "null"].contains(environment("COURIER_INSTRUMENTS") ?? "none")
-        )
-        loader = service.makeFactory().makeLoader()
-        self.url = options.url
+        // The factory and the service live as long as a loader of theirs.
+        return LoaderBenchInstruments.makeService(graph: graph, client: client, mode: mode).makeFactory().makeLoader()
     }
 
     public func get() async throws -> Fetched {

@@ -11,35 +11,59 @@ import Tracing
 /// (`COURIER_INSTRUMENTS=memory`): swift-metrics' `TestMetrics`, swift-distributed-tracing's `InMemoryTracer`,
 /// and a log handler that keeps lines in memory at `info`, the level a production service runs at (Courier logs
 /// nothing above `debug`, so it asks the handler's level and logs nothing).
-enum LoaderBenchInstruments {
-    static func makeService(graph: PolicyGraph, client: HTTPClient, instrumented: Bool) -> DataLoaderService {
-        guard instrumented else {
-            return DataLoaderService(graph: graph, userAgent: "courier-load/1", environment: [:], client: client)
+public enum LoaderBenchInstruments {
+    /// A service's instruments.
+    public enum Mode: Sendable, Equatable {
+        /// The no-op defaults.
+        case defaults
+        /// Backends that record nothing but are not the no-op ones (``NullMetrics``, ``NullTracer``, a log handler
+        /// at `info`): Courier does all of its instrumentation work, the backends none.
+        case null
+        /// The in-memory backends, or only those of `only` (`logs`, `metrics`, `tracing`; the others no-op), with
+        /// the tracer's finished spans taken every 10 ms when `exported`.
+        case memory(only: Set<String>? = nil, exported: Bool = false)
+
+        /// The mode `COURIER_INSTRUMENTS`, `COURIER_INSTRUMENT_ONLY` and `COURIER_TRACE_EXPORT` ask for.
+        public static var fromEnvironment: Mode {
+            switch environment("COURIER_INSTRUMENTS") {
+            case "null": .null
+            case "memory":
+                .memory(
+                    only: environment("COURIER_INSTRUMENT_ONLY").map { Set($0.split(separator: ",").map(String.init)) },
+                    exported: environment("COURIER_TRACE_EXPORT") != nil
+                )
+            default: .defaults
+            }
         }
-        if environment("COURIER_INSTRUMENTS") == "null" {
+    }
+
+    static func makeService(graph: PolicyGraph, client: HTTPClient, mode: Mode) -> DataLoaderService {
+        switch mode {
+        case .defaults:
+            return DataLoaderService(graph: graph, userAgent: "courier-load/1", environment: [:], client: client)
+        case .null:
             return DataLoaderService(
                 graph: graph, userAgent: "courier-load/1", environment: [:], client: client,
                 logger: Logger(label: "courier-load") { _ in MemoryLogHandler() }, metricsFactory: NullMetrics(), tracer: NullTracer()
             )
+        case .memory(let only, let exported):
+            // Only the backends named in `only` are kept, the others no-op, to see each one's part.
+            func keeps(_ backend: String) -> Bool { only?.contains(backend) ?? true }
+            let tracer: any Tracer
+            if keeps("tracing") {
+                let inMemory = InMemoryTracer(recordInjections: false, recordExtractions: false)
+                if exported { exportPeriodically(inMemory) }
+                tracer = inMemory
+            } else {
+                tracer = NoOpTracer()
+            }
+            return DataLoaderService(
+                graph: graph, userAgent: "courier-load/1", environment: [:], client: client,
+                logger: keeps("logs") ? Logger(label: "courier-load") { _ in MemoryLogHandler() } : HTTPClient.loggingDisabled,
+                metricsFactory: keeps("metrics") ? TestMetrics() : NOOPMetricsHandler.instance,
+                tracer: tracer
+            )
         }
-        // COURIER_INSTRUMENT_ONLY=logs,metrics,tracing (any of them) keeps those backends and makes the others
-        // no-op, to see each one's part.
-        let only = environment("COURIER_INSTRUMENT_ONLY").map { Set($0.split(separator: ",").map(String.init)) }
-        func keeps(_ backend: String) -> Bool { only?.contains(backend) ?? true }
-        let tracer: any Tracer
-        if keeps("tracing") {
-            let inMemory = InMemoryTracer(recordInjections: false, recordExtractions: false)
-            if environment("COURIER_TRACE_EXPORT") != nil { exportPeriodically(inMemory) }
-            tracer = inMemory
-        } else {
-            tracer = NoOpTracer()
-        }
-        return DataLoaderService(
-            graph: graph, userAgent: "courier-load/1", environment: [:], client: client,
-            logger: keeps("logs") ? Logger(label: "courier-load") { _ in MemoryLogHandler() } : HTTPClient.loggingDisabled,
-            metricsFactory: keeps("metrics") ? TestMetrics() : NOOPMetricsHandler.instance,
-            tracer: tracer
-        )
     }
 
     /// `COURIER_TRACE_EXPORT=1`: takes the tracer's finished spans every 10 ms, as an exporter would (a real
