@@ -18,7 +18,9 @@ public struct CourierLoaderBenchClient: BenchClient {
     }
 
     /// A loader over `client` whose policy claims `url`'s host, with the instruments of `mode`.
-    public static func makeLoader(url: String, client: HTTPClient, mode: LoaderBenchInstruments.Mode) throws -> DataLoader {
+    public static func makeLoader(
+        url: String, client: HTTPClient, mode: LoaderBenchInstruments.Mode
+    ) throws -> DataLoader {
         guard let parsed = HTTPURL(url) else { throw UsageError(message: "bad URL \(url)") }
         let policy = """
             version: 1

@@ -45,7 +45,8 @@ func mode(_ name: String) -> LoaderBenchInstruments.Mode? {
 /// `count` loads of `url` through `loader`, `concurrency` at a time; with `beside`, each followed by the tracer
 /// calls of one load on it (CourierBench's TracerCallsOfOneLoad).
 func run(
-    _ loader: DataLoader, url: String, count: Int, concurrency: Int, beside: InMemoryTracer? = nil, dropsSpans: Bool = false
+    _ loader: DataLoader, url: String, count: Int, concurrency: Int, beside: InMemoryTracer? = nil,
+    dropsSpans: Bool = false
 ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for worker in 0..<concurrency {
@@ -85,32 +86,52 @@ while let flag = rest.next() {
 }
 guard names.allSatisfy({ mode($0) != nil }) else { print("unknown configuration in \(names)"); exit(2) }
 
-var options = try BenchOptions(arguments: ["--url", url, "--concurrency", "\(concurrency)"], clients: ["loader"])
-options.client = "loader"
+let options = try BenchOptions(arguments: ["--url", url, "--concurrency", "\(concurrency)"], clients: ["loader"])
 let client = HTTPClient(configuration: CourierBenchClient.configuration(options))
 let loaders = try names.map { try CourierLoaderBenchClient.makeLoader(url: url, client: client, mode: mode($0)!) }
-let besides = names.map { $0.hasPrefix("beside") ? InMemoryTracer(recordInjections: false, recordExtractions: false) : nil }
-let drops = names.map { $0 == "beside-dropped" }
-// Warm-up: connections, the heap, every configuration's code.
-for index in names.indices {
-    try await run(loaders[index], url: url, count: batch, concurrency: concurrency, beside: besides[index], dropsSpans: drops[index])
+let besides = names.map {
+    $0.hasPrefix("beside") ? InMemoryTracer(recordInjections: false, recordExtractions: false) : nil
 }
+let drops = names.map { $0 == "beside-dropped" }
+/// One batch of configuration `index`.
+func batchOf(_ index: Int) async throws {
+    try await run(
+        loaders[index], url: url, count: batch, concurrency: concurrency, beside: besides[index],
+        dropsSpans: drops[index]
+    )
+}
+// Warm-up: connections, the heap, every configuration's code.
+for index in names.indices { try await batchOf(index) }
 
 var samples = [[Double]](repeating: [], count: names.count)
 for round in 0..<rounds {
     let order = round % 2 == 0 ? Array(names.indices) : names.indices.reversed()
     for index in order {
         let start = processCPUNanoseconds()
-        try await run(loaders[index], url: url, count: batch, concurrency: concurrency, beside: besides[index], dropsSpans: drops[index])
+        try await batchOf(index)
         samples[index].append(Double(processCPUNanoseconds() - start) / Double(batch) / 1000)
     }
 }
 client.shutdown()
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+/// `value` with `digits` decimals (no Foundation here).
+func fixed(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int((value * scale).rounded())
+    let whole = "\(scaled / Int(scale))"
+    guard digits > 0 else { return whole }
+    let fraction = "\(abs(scaled) % Int(scale))"
+    return whole + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+}
 print("\(rounds) rounds of \(batch) loads per configuration, \(concurrency) in flight; CPU µs per load (process)")
 for (index, name) in names.enumerated() {
     let ratios = zip(samples[index], samples[0]).map { $0 / $1 }
-    let line = "  \(name): \(String(format: "%.1f", median(samples[index]))) µs"
-    print(index == 0 ? line : line + String(format: ", ratio to %@ %.3f [%.3f–%.3f]", names[0], median(ratios), ratios.min()!, ratios.max()!))
+    var line = "  \(name): \(fixed(median(samples[index]), 1)) µs"
+    if index > 0 {
+        let range = "[\(fixed(ratios.min()!, 3))–\(fixed(ratios.max()!, 3))]"
+        line += ", ratio to \(names[0]) \(fixed(median(ratios), 3)) \(range)"
+    }
+    print(line)
 }
