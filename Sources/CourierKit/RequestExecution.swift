@@ -101,7 +101,7 @@ final class RequestExecution: Sendable {
         // HEAD and GET answer differently (no body): unlike the cache's key, they do not coalesce together.
         var key = "\(request.method) \(request.url)"
         if let authoriser = route.authoriser { key += " #\(authoriser.name)@\(ObjectIdentifier(factory).hashValue)" }
-        if !request.headers.fields.isEmpty {
+        if !request.headers.isEmpty {
             key += "\n" + request.headers.fields.map { "\($0.name.lowercased()): \($0.value)" }.sorted().joined(separator: "\n")
         }
         return key
