@@ -205,8 +205,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
             entries.first { entry in
                 let name = UnsafeBufferPointer(rebasing: bytes[Int(entry.nameStart)..<Int(entry.nameEnd)])
                 let value = UnsafeBufferPointer(rebasing: bytes[Int(entry.valueStart)..<Int(entry.valueEnd)])
-                return name.isEmpty || !name.allSatisfy(HTTPMethod.isTokenCharacter)
-                    || value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+                return !Self.isValidName(bytes: name) || !Self.isValidValue(bytes: value)
             }
         }
         return bad.map(field)
@@ -269,13 +268,25 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// True when `name` is an RFC 9110 §5.1 field name: a non-empty `token`.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(HTTPMethod.isTokenCharacter)
+        var name = name
+        return name.withUTF8(isValidName(bytes:))
+    }
+
+    /// ``isValidName(_:)`` for a name's UTF-8 bytes (the rule itself; encoders check stored bytes with it).
+    public static func isValidName(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
+        !name.isEmpty && name.allSatisfy(HTTPMethod.isTokenCharacter)
     }
 
     /// True when `value` can be written on a field line without changing the message's framing:
     /// it holds no CR, LF or NUL (RFC 9110 §5.5). Other bytes are left to the sender's judgement.
     public static func isValidValue(_ value: String) -> Bool {
-        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        var value = value
+        return value.withUTF8(isValidValue(bytes:))
+    }
+
+    /// ``isValidValue(_:)`` for a value's UTF-8 bytes (the rule itself).
+    public static func isValidValue(bytes value: UnsafeBufferPointer<UInt8>) -> Bool {
+        !value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     /// ASCII case-insensitive comparison of two field names.

@@ -49,11 +49,11 @@ public struct RequestEncoder: Sendable {
         var problem: RequestEncodingError.Reason?
         head.headers.forEachField { name, value in
             guard problem == nil else { return }
-            guard !name.isEmpty, name.allSatisfy(HTTPMethod.isTokenCharacter) else {
+            guard HTTPHeaders.isValidName(bytes: name) else {
                 problem = .invalidHeaderName(String(decoding: name, as: UTF8.self))
                 return
             }
-            guard !value.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            guard HTTPHeaders.isValidValue(bytes: value) else {
                 problem = .invalidHeaderValue(name: String(decoding: name, as: UTF8.self))
                 return
             }
