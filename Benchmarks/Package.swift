@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "tracer-bench",
             dependencies: [
-                "CourierBench", .product(name: "CourierKit", package: courier),
+                "BenchSupport", "CourierBench", .product(name: "CourierKit", package: courier),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
@@ -94,6 +94,7 @@ let package = Package(
         .executableTarget(
             name: "collections-bench",
             dependencies: [
+                "BenchSupport",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]

@@ -17,6 +17,9 @@ func cpuTimes() -> (user: Double, sys: Double, maxRSSKB: Int) {
     return (user, sys, Int(usage.ru_maxrss))
 }
 
+/// Keeps `value` alive and opaque to the optimiser, so that the work producing it cannot be optimised away.
+@inline(never) public func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
 /// An environment variable, without Foundation's `ProcessInfo`.
 public func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }

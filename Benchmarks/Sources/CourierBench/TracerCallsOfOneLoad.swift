@@ -67,6 +67,4 @@ enum TracerBeside {
         guard let tracer else { return }
         blackHole(TracerCallsOfOneLoad.make(tracer))
     }
-
-    @inline(never) private static func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 }

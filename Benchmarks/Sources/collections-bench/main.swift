@@ -1,9 +1,8 @@
 // collections-bench: the hand-written Deque and TimerHeap Courier had against swift-collections' Deque and a
 // TimerHeap over its Heap, on the operation mixes of their hot paths (issue 11). Rounds are interleaved; the
 // median ns per operation of each is printed. Run: swift run -c release --package-path Benchmarks collections-bench
+import BenchSupport
 import DequeModule
-
-@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
 /// The connection pool's wait queue at 64 requests in flight on 8 connections: 56 waiters; each round trip
 /// appends one request and hands the oldest a connection; one in 64 is cancelled while waiting (removed from the

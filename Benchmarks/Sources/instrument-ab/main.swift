@@ -56,8 +56,8 @@ func run(
                     let response = try await loader.load(Request(url: url))
                     guard response.isSuccess else { throw UsageError(message: "status \(response.status)") }
                     if let beside {
-                        withExtendedLifetime(TracerCallsOfOneLoad.make(beside)) {}
-                        if dropsSpans { withExtendedLifetime(beside.popFinishedSpans()) {} }
+                        blackHole(TracerCallsOfOneLoad.make(beside))
+                        if dropsSpans { blackHole(beside.popFinishedSpans()) }
                     }
                 }
             }

@@ -5,14 +5,13 @@
 // into the request's header fields, and the two ends). Rounds are interleaved; the median CPU ns per load of each
 // configuration is printed.
 // Run: swift run -c release --package-path Benchmarks tracer-bench [loads per round] [rounds]
+import BenchSupport
 import CourierBench
 import CourierKit
 import Glibc
 import InMemoryTracing
 import Instrumentation
 import Tracing
-
-@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
 
 func threadCPUNanoseconds() -> Int64 {
     var ts = timespec()
