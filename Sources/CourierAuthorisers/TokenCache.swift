@@ -79,7 +79,8 @@ final class TokenCache: Sendable {
         case .wait(startRefresh: false):
             break
         case .wait(startRefresh: true):
-            Task { await self.performRefresh() }
+            // Shared by every waiter: outside the scope of the load that happened to start it.
+            Task { await CancellationScope.unscoped { await self.performRefresh() } }
         }
     }
 

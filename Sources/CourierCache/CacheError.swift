@@ -43,6 +43,10 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidTTL
         /// The payload is larger than ``RecordStoreOptions/maximumRecordBytes`` allows.
         case recordTooLarge(limit: Int)
+        /// The caller stopped waiting: it runs under a ``CancellationScope`` (a data loader's load) that was
+        /// cancelled while the operation waited on a thread of its own for a lock or an `fsync`. The operation
+        /// itself still runs to its end there, as it would have; only its result is not delivered.
+        case cancelled
 
         /// The reason, in a few words.
         public var description: String {
@@ -53,6 +57,7 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidKey: return "the key is empty or longer than 64 KiB"
             case .invalidTTL: return "negative TTL"
             case .recordTooLarge(let limit): return "record larger than \(limit) bytes"
+            case .cancelled: return "the caller was cancelled while the operation waited (it still runs to its end)"
             }
         }
     }

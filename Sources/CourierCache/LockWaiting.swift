@@ -23,18 +23,37 @@ enum LockWaiting {
     /// they share their threads with Swift's cooperative pool, so work that blocks there starves it just the same
     /// (a test that held a stripe's lock deadlocked that way). Contention is rare, so a thread per wait is cheap;
     /// a `.durable` store, lock or unlock comes here every time, and its fsyncs cost far more than the thread.
+    ///
+    /// Under a ``CancellationScope`` (a data loader's load, which runs on its caller's task) the caller stops
+    /// waiting when the scope or its task is cancelled, with a ``CacheError/Reason/cancelled`` error; `body` still
+    /// runs to its end on its thread. Elsewhere the wait is not cancellable, as a synchronous call would not be.
     static func onThreadThatMayWait<T: Sendable>(
-        _ body: @escaping @Sendable () throws(CacheError) -> T
+        _ operation: CacheError.Operation, key: String?, _ body: @escaping @Sendable () throws(CacheError) -> T
     ) async throws(CacheError) -> T {
-        let result: Result<T, CacheError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: LockWaiting.$allowed.withValue(true) {
-                    Result { () throws(CacheError) -> T in try body() }
-                })
+        guard CancellationScope.current != nil else {
+            let result: Result<T, CacheError> = await withCheckedContinuation { continuation in
+                start { continuation.resume(returning: run(body)) }
             }
-            thread.name = "courier-cache-wait"
-            thread.start()
+            return try result.get()
+        }
+        let shot = OneShot<Result<T, CacheError>>()
+        let result = await CancellationScope.withCancellationHandler {
+            // Cancelled already (the handler has run): the operation is not started.
+            if !CancellationScope.isCancelled { start { shot.resume(run(body)) } }
+            return await shot.wait()
+        } onCancel: {
+            shot.resume(.failure(CacheError(key: key, operation: operation, reason: .cancelled)))
         }
         return try result.get()
+    }
+
+    private static func run<T>(_ body: () throws(CacheError) -> T) -> Result<T, CacheError> {
+        LockWaiting.$allowed.withValue(true) { Result { () throws(CacheError) -> T in try body() } }
+    }
+
+    private static func start(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        thread.name = "courier-cache-wait"
+        thread.start()
     }
 }

@@ -60,7 +60,7 @@ public final class RecordStore: Sendable {
     ///     absolute expiry this long after now.
     ///   - locked: whether the record starts locked (lock count 1).
     public func store(_ data: [UInt8], forKey key: String, ttl: Duration = .zero, locked: Bool = false) async throws(CacheError) {
-        try await withoutBlockingThePool(syncing: options.fsync == .durable) { () throws(CacheError) in try self.storeNow(data, forKey: key, ttl: ttl, locked: locked) }
+        try await withoutBlockingThePool(.store, key: key, syncing: options.fsync == .durable) { () throws(CacheError) in try self.storeNow(data, forKey: key, ttl: ttl, locked: locked) }
     }
 
     /// ``store(_:forKey:ttl:locked:)`` without the suspension point: a forked test child writes through it.
@@ -88,7 +88,7 @@ public final class RecordStore: Sendable {
     /// Moves the access time to now in place, without rewriting the payload; if that write fails the record is
     /// still returned and ``CacheStatistics/accessTimeWriteFailures`` counts it.
     public func load(_ key: String) async throws(CacheError) -> CacheRecord? {
-        try await withoutBlockingThePool { () throws(CacheError) -> CacheRecord? in try self.loadNow(key) }
+        try await withoutBlockingThePool(.load, key: key) { () throws(CacheError) -> CacheRecord? in try self.loadNow(key) }
     }
 
     private func loadNow(_ key: String) throws(CacheError) -> CacheRecord? {
@@ -104,7 +104,7 @@ public final class RecordStore: Sendable {
     public func load(
         keysWithPrefix prefix: String, choosing choose: @Sendable ([String]) -> String?
     ) async throws(CacheError) -> CacheRecord? {
-        let keys = try await LockWaiting.onThreadThatMayWait { () throws(CacheError) in try self.keys(withPrefix: prefix) }
+        let keys = try await LockWaiting.onThreadThatMayWait(.load, key: nil) { () throws(CacheError) in try self.keys(withPrefix: prefix) }
         guard !keys.isEmpty, let chosen = choose(keys.sorted()) else { return nil }
         return try await load(chosen)
     }
@@ -126,7 +126,7 @@ public final class RecordStore: Sendable {
     /// and unlocked.
     @discardableResult
     public func touch(_ key: String) async throws(CacheError) -> Bool {
-        try await withoutBlockingThePool { () throws(CacheError) -> Bool in try self.touchNow(key) }
+        try await withoutBlockingThePool(.touch, key: key) { () throws(CacheError) -> Bool in try self.touchNow(key) }
     }
 
     private func touchNow(_ key: String) throws(CacheError) -> Bool {
@@ -145,7 +145,7 @@ public final class RecordStore: Sendable {
     /// refused that). Does not move the access time.
     @discardableResult
     public func lock(_ key: String) async throws(CacheError) -> UInt32? {
-        try await withoutBlockingThePool(syncing: options.fsync == .durable) { () throws(CacheError) in
+        try await withoutBlockingThePool(.lock, key: key, syncing: options.fsync == .durable) { () throws(CacheError) in
             try self.changeLockCount(key, by: 1, .lock)
         }
     }
@@ -154,7 +154,7 @@ public final class RecordStore: Sendable {
     /// or corrupt. Throws ``CacheError/Reason/notLocked`` if the count is already 0.
     @discardableResult
     public func unlock(_ key: String) async throws(CacheError) -> UInt32? {
-        try await withoutBlockingThePool(syncing: options.fsync == .durable) { () throws(CacheError) in
+        try await withoutBlockingThePool(.unlock, key: key, syncing: options.fsync == .durable) { () throws(CacheError) in
             try self.changeLockCount(key, by: -1, .unlock)
         }
     }
@@ -162,7 +162,7 @@ public final class RecordStore: Sendable {
     /// Removes the records under `keys`, locked or not; returns how many existed.
     @discardableResult
     public func remove(_ keys: [String]) async throws(CacheError) -> Int {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int in try self.removeNow(keys) }
+        try await LockWaiting.onThreadThatMayWait(.remove, key: nil) { () throws(CacheError) -> Int in try self.removeNow(keys) }
     }
 
     private func removeNow(_ keys: [String]) throws(CacheError) -> Int {
@@ -180,7 +180,7 @@ public final class RecordStore: Sendable {
 
     /// The bytes of every record file (headers, keys and payloads; corrupt files too).
     public func totalSize() async throws(CacheError) -> Int64 {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int64 in try self.totalSizeNow() }
+        try await LockWaiting.onThreadThatMayWait(.size, key: nil) { () throws(CacheError) -> Int64 in try self.totalSizeNow() }
     }
 
     private func totalSizeNow() throws(CacheError) -> Int64 {
@@ -193,7 +193,7 @@ public final class RecordStore: Sendable {
 
     /// The bytes of the valid records whose lock count is above 0.
     public func lockedSize() async throws(CacheError) -> Int64 {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int64 in try self.lockedSizeNow() }
+        try await LockWaiting.onThreadThatMayWait(.size, key: nil) { () throws(CacheError) -> Int64 in try self.lockedSizeNow() }
     }
 
     private func lockedSizeNow() throws(CacheError) -> Int64 {
@@ -217,7 +217,7 @@ public final class RecordStore: Sendable {
     ///   found by the first load of its record.
     @discardableResult
     public func collectGarbage(verifyingPayloads: Bool = false) async throws(CacheError) -> GarbageCollectionReport {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> GarbageCollectionReport in try self.collectGarbageNow(verifyingPayloads: verifyingPayloads) }
+        try await LockWaiting.onThreadThatMayWait(.collectGarbage, key: nil) { () throws(CacheError) -> GarbageCollectionReport in try self.collectGarbageNow(verifyingPayloads: verifyingPayloads) }
     }
 
     private func collectGarbageNow(verifyingPayloads: Bool) throws(CacheError) -> GarbageCollectionReport {
@@ -322,7 +322,7 @@ public final class RecordStore: Sendable {
     /// the records' summaries, and the corrupt files with what is wrong. With `verifyingPayloads` each record is
     /// read whole and its payload checksum checked too; otherwise only the header, name and length.
     public func inspectAll(verifyingPayloads: Bool = false) async throws(CacheError) -> [RecordVerdict] {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> [RecordVerdict] in try self.inspectAllNow(verifyingPayloads: verifyingPayloads) }
+        try await LockWaiting.onThreadThatMayWait(.inspect, key: nil) { () throws(CacheError) -> [RecordVerdict] in try self.inspectAllNow(verifyingPayloads: verifyingPayloads) }
     }
 
     private func inspectAllNow(verifyingPayloads: Bool) throws(CacheError) -> [RecordVerdict] {
@@ -337,7 +337,7 @@ public final class RecordStore: Sendable {
     /// The record under `key` checked whole (payload checksum included) without changing anything; nil when
     /// there is no file for it.
     public func inspect(_ key: String) async throws(CacheError) -> RecordVerdict? {
-        try await withoutBlockingThePool { () throws(CacheError) -> RecordVerdict? in try self.inspectNow(key) }
+        try await withoutBlockingThePool(.inspect, key: key) { () throws(CacheError) -> RecordVerdict? in try self.inspectNow(key) }
     }
 
     private func inspectNow(_ key: String) throws(CacheError) -> RecordVerdict? {
@@ -355,7 +355,7 @@ public final class RecordStore: Sendable {
     /// with ``fingerprint(at:)``, whether the file still holds it. The fingerprint is nil where the file system
     /// records no birth time.
     public func loadWithFingerprint(_ key: String) async throws(CacheError) -> (CacheRecord, RecordFingerprint?)? {
-        try await withoutBlockingThePool { () throws(CacheError) -> (CacheRecord, RecordFingerprint?)? in
+        try await withoutBlockingThePool(.load, key: key) { () throws(CacheError) -> (CacheRecord, RecordFingerprint?)? in
             let keyBytes = try self.validated(key, .load)
             return try self.serialised(key, keyBytes, .load) { location throws(SystemCallError) -> (CacheRecord, RecordFingerprint?)? in
                 guard let record = try self.loadRecord(at: location, keyBytes: keyBytes) else { return nil }
@@ -384,7 +384,7 @@ public final class RecordStore: Sendable {
     /// nothing is removed, and an expired record is returned too (what `courier cache` shows). Nil when there is
     /// no file for it or it fails a check.
     public func peek(_ key: String) async throws(CacheError) -> CacheRecord? {
-        try await withoutBlockingThePool { () throws(CacheError) -> CacheRecord? in try self.peekNow(key) }
+        try await withoutBlockingThePool(.load, key: key) { () throws(CacheError) -> CacheRecord? in try self.peekNow(key) }
     }
 
     private func peekNow(_ key: String) throws(CacheError) -> CacheRecord? {
@@ -469,7 +469,7 @@ public final class RecordStore: Sendable {
     /// Removes every locked record (lock count above 0), and every corrupt file; returns how many records.
     @discardableResult
     public func wipeLocked() async throws(CacheError) -> Int {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int in try self.wipeLockedNow() }
+        try await LockWaiting.onThreadThatMayWait(.wipe, key: nil) { () throws(CacheError) -> Int in try self.wipeLockedNow() }
     }
 
     private func wipeLockedNow() throws(CacheError) -> Int {
@@ -479,7 +479,7 @@ public final class RecordStore: Sendable {
     /// Removes every unlocked record, expired or not, and every corrupt file; returns how many records.
     @discardableResult
     public func wipeUnlocked() async throws(CacheError) -> Int {
-        try await LockWaiting.onThreadThatMayWait { () throws(CacheError) -> Int in try self.wipeUnlockedNow() }
+        try await LockWaiting.onThreadThatMayWait(.wipe, key: nil) { () throws(CacheError) -> Int in try self.wipeUnlockedNow() }
     }
 
     private func wipeUnlockedNow() throws(CacheError) -> Int {
@@ -497,14 +497,15 @@ public final class RecordStore: Sendable {
     /// threads of their own the syncs of concurrent operations overlap instead of queueing behind the pool's
     /// threads (8 tasks storing 4 KiB `.durable` records: 600 ops/s on the pool, 2,600 on threads of their own).
     private func withoutBlockingThePool<T: Sendable>(
-        syncing: Bool = false, _ body: @escaping @Sendable () throws(CacheError) -> T
+        _ operation: CacheError.Operation, key: String?, syncing: Bool = false,
+        _ body: @escaping @Sendable () throws(CacheError) -> T
     ) async throws(CacheError) -> T {
-        if syncing { return try await LockWaiting.onThreadThatMayWait(body) }
+        if syncing { return try await LockWaiting.onThreadThatMayWait(operation, key: key, body) }
         let first: Result<T, CacheError> = LockWaiting.$allowed.withValue(false) {
             Result { () throws(CacheError) -> T in try body() }
         }
         if case .failure(let error) = first, LockWaiting.isContention(error) {
-            return try await LockWaiting.onThreadThatMayWait(body)
+            return try await LockWaiting.onThreadThatMayWait(operation, key: key, body)
         }
         return try first.get()
     }

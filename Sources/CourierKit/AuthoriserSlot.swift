@@ -32,10 +32,11 @@ final class AuthoriserSlot: Sendable {
             if let running = s.inFlight { return (.joined, running) }
             let authoriser = self.authoriser
             let name = self.name
+            // Shared by every load that joins it: outside the scope of the load that started it.
             let task = Task { [self] () -> Result<Void, CourierError> in
                 let result: Result<Void, CourierError>
                 do {
-                    try await authoriser.refresh()
+                    try await CancellationScope.unscoped { try await authoriser.refresh() }
                     result = .success(())
                 } catch {
                     result = .failure(

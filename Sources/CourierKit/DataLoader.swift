@@ -22,22 +22,17 @@ public final class DataLoader: Sendable {
 
     /// Loads a request and returns its response (any status, after the route's retries).
     ///
-    /// The request starts on the caller's thread and runs there until it first waits (a fresh cache hit, which
-    /// never does, is answered with no thread hop); the rest runs on the global executor.
+    /// The request runs on the caller's task, with no task of its own: a fresh cache hit, which never waits, is
+    /// answered with no thread hop, and a load that waits for the network costs no extra trip through the
+    /// executor. ``cancelAll()``, freeing the loader and the service's shutdown still end it at once without
+    /// cancelling the caller's task (see ``CancellationScope``), as does cancelling that task.
     ///
     /// - Throws: a `CourierError` when there is no response: offline (`offline`), an invalid URL (`policy`),
     ///   credentials refused over plain http (`policy`), an authoriser failing or timing out (`authorisation`,
     ///   `timeout`), transport failures after the retries (`resolve`, `connect`, `timeout`, `protocol`, …) and
     ///   cancellation (`cancelled`, at once).
     public func load(_ request: Request) async throws(CourierError) -> Response {
-        let tracker = self.tracker
-        let shot = OneShot<Result<Response, CourierError>>()
-        let id = tracker.start(execution(request), deliver: shot.resume)
-        return try await withTaskCancellationHandler {
-            await shot.wait()
-        } onCancel: {
-            tracker.cancel(id)
-        }.get()
+        try await tracker.run(execution(request)).get()
     }
 
     /// Starts a request and calls `completion` exactly once with its result (on a task of the loader's). The

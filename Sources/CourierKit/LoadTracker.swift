@@ -1,21 +1,41 @@
 import CourierCore
 import Synchronization
 
-/// A loader's requests in flight: each is a task plus the function that delivers its outcome to its caller (a
-/// one-shot, a stream's channel). Cancelling a request cancels its task and delivers a `cancelled` error at once,
-/// whatever the task is doing; the delivery functions keep only the first outcome. The tasks hold the
-/// tracker, never the loader, so a loader can be freed while its requests run.
-///
-/// A request's task starts immediately (`Task.immediate`): it runs on the caller's thread until it first
-/// suspends, so a load that never does (a fresh cache hit, an offline failure) is answered with no hop between
-/// threads; one that waits for the network resumes on the global executor as any task.
+/// A loader's requests in flight, of two kinds:
+/// - A load awaited with ``DataLoader/load(_:)`` runs on its caller's task (``run(_:)``) under a
+///   ``CancellationScope`` of its own. Cancelling it cancels the scope: every wait on its path answers the scope
+///   as it answers task cancellation, so the caller resumes at once with the error, and the caller's task itself
+///   is not cancelled.
+/// - The others (streams, delegates, completions) run on a task of their own (``start(_:deliver:)``) plus the
+///   function that delivers the outcome to whoever waits (a one-shot, a stream's channel). Cancelling one
+///   cancels its task and delivers the error at once, whatever the task is doing; the delivery functions keep
+///   only the first outcome. The tasks hold the tracker, never the loader, so a loader can be freed while they run.
 final class LoadTracker: Sendable {
     typealias Deliver = @Sendable (Result<Response, CourierError>) -> Void
 
     private struct Entry {
-        var task: Task<Void, Never>
-        var deliver: Deliver
+        enum Owner {
+            /// Runs on a task of its own; `deliver` hands its outcome over.
+            case task(Task<Void, Never>, deliver: Deliver)
+            /// Runs on its caller's task, under this scope.
+            case inline(CancellationScope)
+        }
+
+        var owner: Owner
         var url: String
+
+        /// Ends the request with `error`: its waiter learns it at once.
+        func end(with error: CourierError) {
+            var error = error
+            if error.url == nil { error.url = url }
+            switch owner {
+            case .task(let task, let deliver):
+                deliver(.failure(error))
+                task.cancel()
+            case .inline(let scope):
+                scope.cancel(with: error)
+            }
+        }
     }
 
     private struct State {
@@ -31,6 +51,43 @@ final class LoadTracker: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// Runs `execution` on the caller's task and returns its outcome. Cancelling the request (``cancel(_:)``,
+    /// ``cancelAll(close:)``, the service's shutdown) or the caller's task ends it at once: the outcome is then
+    /// the cancellation's error. When the loader is closed the request is not started and fails as `cancelled`;
+    /// when the service is shutting down, as `shutdown`; when the caller's task is cancelled already, as
+    /// `cancelled`, with nothing sent.
+    func run(_ execution: RequestExecution) async -> Result<Response, CourierError> {
+        let url = execution.request.url
+        let loads = execution.factory.service.loads
+        let scope = CancellationScope()
+        let (id, open) = state.withLock { s -> (Int, Bool) in
+            s.next += 1
+            if !s.closed { s.entries[s.next] = Entry(owner: .inline(scope), url: url) }
+            return (s.next, !s.closed)
+        }
+        guard open else { return .failure(CourierError(.cancelled, "the loader was cancelled", url: url)) }
+        // Recorded before it enters the service's loads, so a shutdown's cancel always finds it.
+        guard let ticket = loads.enter(cancel: { [self] error in self.cancel(id, with: error) }) else {
+            _ = state.withLock { $0.entries.removeValue(forKey: id) }
+            return .failure(CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url))
+        }
+        var result: Result<Response, CourierError>
+        if Task.isCancelled {
+            result = .failure(CourierError(.cancelled, "the request was cancelled", url: url))
+        } else {
+            result = await CancellationScope.$current.withValue(scope) { await execution.run() }
+        }
+        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+        // A cancellation that came before the request left the tracker wins, as the first outcome delivered
+        // does for a request on a task of its own.
+        if var reason = scope.reason {
+            if reason.url == nil { reason.url = url }
+            result = .failure(reason)
+        }
+        loads.leave(ticket)
+        return result
+    }
 
     /// Starts `execution` on a new task that hands its outcome to `deliver`; returns the request's id. When
     /// the loader is closed the request is not started and `deliver` gets a `cancelled` error at once; when the
@@ -58,7 +115,8 @@ final class LoadTracker: Sendable {
         }
         // Made outside the lock: an immediate task may run to its end (and call `remove`) before it returns.
         let task = Task.immediate { [self] in
-            let result = await execution.run()
+            // A task of its own answers its own cancellation, not that of a load it may be started from.
+            let result = await CancellationScope.unscoped { await execution.run() }
             deliver(result)
             self.remove(id)
             loads.leave(ticket)
@@ -72,7 +130,7 @@ final class LoadTracker: Sendable {
                 return ended
             }
             if s.closed { return cancelled() }
-            s.entries[id] = Entry(task: task, deliver: deliver, url: url)
+            s.entries[id] = Entry(owner: .task(task, deliver: deliver), url: url)
             return nil
         }
         if let endedMeanwhile {
@@ -101,11 +159,7 @@ final class LoadTracker: Sendable {
             if s.starting.contains(id) { s.endedWhileStarting[id] = error }
             return nil
         }
-        guard let entry else { return }
-        var error = error
-        if error.url == nil { error.url = entry.url }
-        entry.deliver(.failure(error))
-        entry.task.cancel()
+        entry?.end(with: error)
     }
 
     /// Cancels every request in flight; with `close`, later requests are refused as cancelled too.
@@ -117,8 +171,7 @@ final class LoadTracker: Sendable {
             return all
         }
         for entry in entries.values {
-            entry.task.cancel()
-            entry.deliver(.failure(CourierError(.cancelled, "the loader was cancelled", url: entry.url)))
+            entry.end(with: CourierError(.cancelled, "the loader was cancelled"))
         }
     }
 

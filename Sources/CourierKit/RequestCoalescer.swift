@@ -4,7 +4,7 @@ import Synchronization
 /// request and reports the outcome with ``finish(_:with:)``), the others follow (they wait for that outcome).
 /// None of the peers does this; for a cache it means N views asking for the same resource at once cost one request.
 ///
-/// A follower whose task is cancelled stops waiting at once; a leader that was cancelled hands its followers no
+/// A follower whose load is cancelled (its task, or its ``CancellationScope``) stops waiting at once; a leader that was cancelled hands its followers no
 /// outcome, so they run on their own (their callers did not cancel).
 final class RequestCoalescer: Sendable {
     /// What a follower gets.
@@ -44,17 +44,17 @@ final class RequestCoalescer: Sendable {
             s.nextID &+= 1
             return s.nextID
         }
-        return await withTaskCancellationHandler {
+        return await CancellationScope.withCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 let immediate = state.withLock { s -> Outcome? in
-                    if Task.isCancelled { return .cancelled }
+                    if CancellationScope.isCancelled { return .cancelled }
                     guard s.groups[key] != nil else { return .runAlone }
                     s.groups[key]!.append(Waiter(id: id, continuation: continuation))
                     return nil
                 }
                 if let immediate { continuation.resume(returning: immediate) }
             }
-        } onCancel: {
+        } onCancel: { [self] in
             let waiter = state.withLock { s -> Waiter? in
                 guard let index = s.groups[key]?.firstIndex(where: { $0.id == id }) else { return nil }
                 return s.groups[key]!.remove(at: index)

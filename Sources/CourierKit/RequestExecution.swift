@@ -245,7 +245,7 @@ final class RequestExecution: Sendable {
             counters.received += error.bytesReceived
             failure = error
             return machine.failed(
-                condition: error.retryCondition, kind: error.kind, cancelled: error.kind == .cancelled || Task.isCancelled,
+                condition: error.retryCondition, kind: error.kind, cancelled: error.kind == .cancelled || CancellationScope.isCancelled,
                 reason: "\(error.kind): \(error.message)", now: decided(), using: &random
             )
         }
@@ -336,8 +336,9 @@ final class RequestExecution: Sendable {
                     factory: factory, request: request, queued: clock.now, events: nil, revalidation: true
                 )
                 let service = self.service
+                // It outlives this load: not ended by this load's cancellation.
                 Task {
-                    _ = await background.run()
+                    _ = await CancellationScope.unscoped { await background.run() }
                     service.endBackgroundRevalidation(recordKey)
                 }
 
@@ -460,7 +461,7 @@ final class RequestExecution: Sendable {
                     preconditionFailure("no authoriser to refresh")
                 }
                 await discardBody()
-                await authoriser.authoriser.authorisationFailed(for: authorised)
+                try await RequestExecution.reportRefused(authorised, to: authoriser.authoriser, instance: instance, deadline: deadline)
                 let (role, refresh) = authoriser.beginRefresh(after: seenEpoch, url: request.url)
                 trace(machine.attempt, .refreshing(authoriser: instance.name, role: role))
                 try await announceRetry(reason: "status 401 (credentials refreshed)")
@@ -530,7 +531,7 @@ final class RequestExecution: Sendable {
 
             case .fail:
                 guard let error = failure else { preconditionFailure("a failure without an error") }
-                if error.kind == .cancelled || Task.isCancelled {
+                if error.kind == .cancelled || CancellationScope.isCancelled {
                     throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
                 }
                 throw error
@@ -712,7 +713,7 @@ final class RequestExecution: Sendable {
 
     static func sleep(until instant: ContinuousClock.Instant, url: String) async throws(CourierError) {
         do {
-            try await Task.sleep(until: instant, clock: ContinuousClock())
+            try await CancellationScope.sleep(until: instant)
         } catch {
             throw CourierError(.cancelled, "the request was cancelled", url: url)
         }
@@ -738,6 +739,22 @@ final class RequestExecution: Sendable {
         }.get()
     }
 
+    /// Tells the authoriser its credentials were refused (a 401), bounded by its timeout and the deadline as its
+    /// other calls are: the load stops waiting for a plugin that never returns, and on cancellation.
+    static func reportRefused(
+        _ request: AuthorisationRequest, to authoriser: any Authoriser, instance: AuthoriserInstance,
+        deadline: ContinuousClock.Instant
+    ) async throws(CourierError) {
+        let name = instance.name
+        _ = try await race(
+            timeout: min(instance.timeout, deadline - .now), url: request.url.description,
+            what: "authoriser '\(name)' did not take the refused credentials back"
+        ) { () async throws(CourierError) -> Bool in
+            await authoriser.authorisationFailed(for: request)
+            return true
+        }.get()
+    }
+
     /// Waits for a (shared) refresh, bounded by the authoriser's timeout and the deadline.
     static func awaitRefresh(
         _ refresh: Task<Result<Void, CourierError>, Never>, instance: AuthoriserInstance,
@@ -756,18 +773,22 @@ final class RequestExecution: Sendable {
         _ operation: @escaping @Sendable () async throws(CourierError) -> T
     ) async -> Result<T, CourierError> {
         let shot = OneShot<Result<T, CourierError>>()
+        // The plugin's work may start tasks of its own that serve other loads (a shared token refresh): it runs
+        // outside this load's scope, and this load stops waiting for it when cancelled.
         let work = Task {
-            do throws(CourierError) {
-                shot.resume(.success(try await operation()))
-            } catch {
-                shot.resume(.failure(error))
+            await CancellationScope.unscoped {
+                do throws(CourierError) {
+                    shot.resume(.success(try await operation()))
+                } catch {
+                    shot.resume(.failure(error))
+                }
             }
         }
         let timer = Task {
             try? await Task.sleep(for: max(timeout, .zero))
             shot.resume(.failure(CourierError(.timeout, "\(what) within \(DurationFormat.format(timeout))", url: url)))
         }
-        let result = await withTaskCancellationHandler {
+        let result = await CancellationScope.withCancellationHandler {
             await shot.wait()
         } onCancel: {
             shot.resume(.failure(CourierError(.cancelled, "the request was cancelled", url: url)))

@@ -41,7 +41,7 @@ final class HappyEyeballsConnector: Sendable {
     }
 
     func connect() async throws -> TCPConnection {
-        try await withTaskCancellationHandler {
+        try await CancellationScope.withCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<TCPConnection, any Error>) in
                 let earlyResult = state.withLock { state -> Result<TCPConnection, any Error>? in
                     if let result = state.result { return result }
@@ -52,7 +52,7 @@ final class HappyEyeballsConnector: Sendable {
                     continuation.resume(with: earlyResult)
                     return
                 }
-                if Task.isCancelled {
+                if CancellationScope.isCancelled {
                     handle { $0.machine.cancelled() }
                     return
                 }
@@ -67,7 +67,7 @@ final class HappyEyeballsConnector: Sendable {
                 handle { $0.machine.start(now: .now()) }
             }
         } onCancel: {
-            handle { $0.machine.cancelled() }
+            self.handle { $0.machine.cancelled() }
         }
     }
 

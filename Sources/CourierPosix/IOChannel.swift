@@ -262,7 +262,7 @@ final class IOChannel: SelectableHandler {
     nonisolated(nonsending) private func park(
         _ direction: Direction, since epoch: UInt64, deadline: MonotonicInstant?, budget: Duration?
     ) async throws -> UInt64 {
-        try await withTaskCancellationHandler {
+        try await CancellationScope.withCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> ParkOutcome in
                     state.users -= 1
@@ -274,7 +274,7 @@ final class IOChannel: SelectableHandler {
                         }
                         return .failed(state.closeReason(for: direction), work)
                     }
-                    if Task.isCancelled {
+                    if CancellationScope.isCancelled {
                         let work = Self.beginClose(&state, reason: CancellationError(), only: direction)
                         return .failed(CancellationError(), work)
                     }
@@ -307,7 +307,7 @@ final class IOChannel: SelectableHandler {
                 return state.epoch(direction)
             }
         } onCancel: {
-            close(reason: CancellationError(), only: direction)
+            self.close(reason: CancellationError(), only: direction)
         }
     }
 

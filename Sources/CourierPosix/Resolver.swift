@@ -44,10 +44,10 @@ public final class Resolver: Sendable {
         if host.isEmpty { throw ResolveError.invalidHost(host, reason: "empty") }
         if host.utf8.contains(0) { throw ResolveError.invalidHost(host, reason: "contains a NUL byte") }
         if host.utf8.count > 253 { throw ResolveError.invalidHost(host, reason: "longer than 253 bytes") }
-        try Task.checkCancellation()
+        if CancellationScope.isCancelled { throw CancellationError() }
 
         let job = ResolveJob(host: host, port: port)
-        return try await withTaskCancellationHandler {
+        return try await CancellationScope.withCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<[SocketAddress], any Error>) in
                 if job.attach(continuation) { pool.submit(job) }
             }
@@ -80,7 +80,7 @@ final class ResolveJob: Sendable {
     func attach(_ continuation: UnsafeContinuation<[SocketAddress], any Error>) -> Bool {
         let early = state.withLock { state -> Result<[SocketAddress], any Error>? in
             if let result = state.result { return result }
-            if Task.isCancelled {
+            if CancellationScope.isCancelled {
                 state.result = .failure(CancellationError())
                 return state.result
             }

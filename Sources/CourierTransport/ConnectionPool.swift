@@ -145,7 +145,7 @@ final class ConnectionPool: Sendable {
     }
 
     nonisolated(nonsending) private func wait(for request: RequestID, key: PoolKey) async throws -> HTTP1Connection {
-        try await withTaskCancellationHandler {
+        try await CancellationScope.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTP1Connection, any Error>) in
                 let ready = state.withLock { s -> Result<HTTP1Connection, any Error>? in
                     if let result = s.early.removeValue(forKey: request) { return result }
@@ -154,7 +154,7 @@ final class ConnectionPool: Sendable {
                 }
                 if let ready { continuation.resume(with: ready) }
             }
-        } onCancel: {
+        } onCancel: { [self] in
             let effects = state.withLock { s -> [Effect] in
                 guard s.machines[key] != nil else { return [] }
                 let (action, empty) = Self.modify(&s.machines[key]!) { $0.cancelRequest(request) }
@@ -341,7 +341,8 @@ final class ConnectionPool: Sendable {
                 }
                 continuation?.resume(with: result)
             case .connect(let id, let key, let deadline):
-                Task { await self.connect(id, key: key, deadline: deadline) }
+                // Shared by every request waiting for the key: no one load's cancellation ends it.
+                Task { await CancellationScope.unscoped { await self.connect(id, key: key, deadline: deadline) } }
             case .close(let connection):
                 connection.stream.close()
             case .armIdleTimer(let id, let deadline):

@@ -357,7 +357,7 @@ public final class HTTPClient: Sendable {
         metrics.bytesReceived += connection.bytesReceived
         let failure = connection.fail(HTTP1ConnectionStateMachine.FailureCause(error))
         pool.release(connection, reusable: false)
-        if number == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable, !Task.isCancelled {
+        if number == 1, failure?.shouldRetryOnFreshConnection == true, request.body.isReplayable, !CancellationScope.isCancelled {
             pool.closeIdle(key)
             return true
         }

@@ -183,6 +183,57 @@ import Testing
     }
 }
 
+extension LockWaitingTests {
+    /// Under a `CancellationScope` (a data loader's load runs on its caller's task under one), a wait for a lock
+    /// held elsewhere ends when the scope is cancelled, with `cancelled`; the operation itself still runs to its
+    /// end once the lock is free, so nothing is lost.
+    @Test func aCancelledScopeStopsTheWaitButNotTheOperation() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: ManualClock(testEpoch))
+        try await store.store(Array("old".utf8), forKey: "k")
+        let stripe = SHA256.hex(SHA256.hash(Array("k".utf8))).prefix(2)
+        let fd = open(directory.path + "/locks/\(stripe).lock", O_RDWR)
+        #expect(fd >= 0)
+        #expect(flock(fd, LOCK_EX) == 0)
+        let release = DispatchSemaphore(value: 0)
+        let released = Flag()
+        Thread {
+            _ = release.wait(timeout: .now() + 20)
+            flock(fd, LOCK_UN)
+            close(fd)
+            released.set()
+        }.start()
+        let scope = CancellationScope()
+        let waiting = Task { () -> CacheError? in
+            await CancellationScope.$current.withValue(scope) { () async -> CacheError? in
+                do throws(CacheError) {
+                    try await store.store(Array("new".utf8), forKey: "k")
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        scope.cancel(with: CourierError(.cancelled, "the load was cancelled"))
+        let error = await waiting.value
+        #expect(ContinuousClock.now - start < .seconds(10), "the waiter was not released before the lock")
+        #expect(!released.isSet, "the lock was released before the waiter resumed")
+        #expect(error?.reason == .cancelled && error?.operation == .store && error?.key == "k")
+        // Released: the store that nobody waits for any more still lands.
+        release.signal()
+        var stored: CacheRecord?
+        for _ in 0..<200 {
+            stored = try await store.load("k")
+            if stored?.data == Array("new".utf8) { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(stored?.data == Array("new".utf8))
+    }
+}
+
 /// A flag set once, read from any task.
 final class Flag: Sendable {
     private let value = Mutex(false)

@@ -1,11 +1,12 @@
 import Synchronization
 
 /// A value delivered at most once to one waiter: the first `resume` wins, later ones are ignored. Lets a caller
-/// resume at once when its work is cancelled or times out, even if the work itself never answers.
+/// resume at once when its work is cancelled or times out, even if the work itself never answers (a load's
+/// authoriser, a record-store operation waiting on a thread of its own).
 ///
-/// The continuation is an unsafe one: every load waits on a one-shot, and a checked continuation allocates a
+/// The continuation is an unsafe one: many loads wait on a one-shot, and a checked continuation allocates a
 /// canary per wait. The lock and `done` already make the resume happen exactly once; `wait` has one caller.
-final class OneShot<Value: Sendable>: Sendable {
+package final class OneShot<Value: Sendable>: Sendable {
     private struct State {
         var continuation: UnsafeContinuation<Value, Never>?
         var value: Value?
@@ -14,8 +15,10 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Delivers `value` unless one was delivered already.
-    func resume(_ value: Value) {
+    package func resume(_ value: Value) {
         let continuation: UnsafeContinuation<Value, Never>? = state.withLock { s in
             guard !s.done else { return nil }
             s.done = true
@@ -30,7 +33,7 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// Waits for the value (returns at once when it is already there).
-    func wait() async -> Value {
+    package func wait() async -> Value {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Value, Never>) in
             let ready: Value? = state.withLock { s in
                 if let v = s.value {

@@ -1,0 +1,122 @@
+import Synchronization
+
+/// A cancellation that belongs to one piece of work running on its caller's task, apart from that task's own.
+///
+/// A data loader runs a load on the task that awaits it, not on a task of its own (a task per load costs a trip
+/// through the global executor and a fresh task allocator each time). Cancelling the *task* cancels the load, as
+/// usual; but the loader must also be able to end one load (``DataLoader/cancelAll()``, the loader freed, a
+/// service's shutdown) without cancelling the caller's task. The load binds a scope as ``current`` while it runs,
+/// and every wait on its path asks for both cancellations at once: through ``withCancellationHandler(operation:onCancel:isolation:)``
+/// instead of `withTaskCancellationHandler`, and ``isCancelled`` instead of `Task.isCancelled`. Where no scope is
+/// bound the two are exactly the standard ones.
+///
+/// A scope is a task-local value, so unstructured tasks (`Task { }`) inherit it. A task that outlives the work or
+/// serves others (a shared connect, a shared token refresh, a background revalidation) starts with
+/// ``unscoped(_:)`` so that one load's cancellation does not end it.
+public final class CancellationScope: Sendable {
+    /// The scope of the work running on this task; nil outside any.
+    @TaskLocal public static var current: CancellationScope?
+
+    private struct State: ~Copyable {
+        var reason: CourierError?
+        var handlers: [(token: Int, handler: @Sendable () -> Void)] = []
+        var nextToken = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Makes a scope that is not cancelled.
+    public init() {}
+
+    /// Whether ``cancel(with:)`` was called.
+    public var isCancelledNow: Bool { state.withLock { $0.reason != nil } }
+
+    /// The error the scope was first cancelled with; nil while it is not.
+    public var reason: CourierError? { state.withLock { $0.reason } }
+
+    /// Cancels the scope (the first call's `reason` is kept; later calls do nothing): every wait under it that is
+    /// registered now is woken through its handler, and every later one is refused at once.
+    public func cancel(with reason: CourierError) {
+        let handlers = state.withLock { s -> [@Sendable () -> Void] in
+            guard s.reason == nil else { return [] }
+            s.reason = reason
+            defer { s.handlers = [] }
+            return s.handlers.map(\.handler)
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Registers `handler`; returns its token, or nil after running it at once when the scope is cancelled.
+    private func register(_ handler: @escaping @Sendable () -> Void) -> Int? {
+        let token = state.withLock { s -> Int? in
+            guard s.reason == nil else { return nil }
+            s.nextToken += 1
+            s.handlers.append((s.nextToken, handler))
+            return s.nextToken
+        }
+        if token == nil { handler() }
+        return token
+    }
+
+    private func unregister(_ token: Int) {
+        state.withLock { s in
+            if let index = s.handlers.lastIndex(where: { $0.token == token }) { s.handlers.remove(at: index) }
+        }
+    }
+
+    // MARK: - For the waits
+
+    /// Whether the current task is cancelled or the current scope (if any) is.
+    public static var isCancelled: Bool {
+        if Task.isCancelled { return true }
+        guard let scope = current else { return false }
+        return scope.isCancelledNow
+    }
+
+    /// `withTaskCancellationHandler` that also answers the current scope: `handler` runs when the task is
+    /// cancelled or when the scope is (at most once for each; possibly concurrently with `operation`, and at once
+    /// when either is cancelled already). As with the standard one, `operation` must check ``isCancelled`` where
+    /// it parks, under the lock its handler takes.
+    public static func withCancellationHandler<T>(
+        operation: () async throws -> T, onCancel handler: @escaping @Sendable () -> Void,
+        isolation: isolated (any Actor)? = #isolation
+    ) async rethrows -> T {
+        guard let scope = current else {
+            return try await withTaskCancellationHandler(operation: operation, onCancel: handler, isolation: isolation)
+        }
+        let token = scope.register(handler)
+        defer { if let token { scope.unregister(token) } }
+        return try await withTaskCancellationHandler(operation: operation, onCancel: handler, isolation: isolation)
+    }
+
+    /// Sleeps until `deadline`; throws `CancellationError` when the task or the current scope is cancelled first.
+    public static func sleep(until deadline: ContinuousClock.Instant) async throws {
+        guard current != nil else {
+            try await Task.sleep(until: deadline, clock: ContinuousClock())
+            return
+        }
+        try await sleepInScope(until: deadline)
+    }
+
+    /// The scope's sleep: `Task.sleep` answers only its own task's cancellation, so it runs on a task of its own
+    /// that the scope's handler cancels. Only a load that waits (a rate limit, a back-off) pays for that task.
+    private static func sleepInScope(until deadline: ContinuousClock.Instant) async throws {
+        let sleeper = Task { try await Task.sleep(until: deadline, clock: ContinuousClock()) }
+        try await withCancellationHandler {
+            try await sleeper.value
+        } onCancel: {
+            sleeper.cancel()
+        }
+        // The sleeper can finish on its own just as the scope is cancelled: the caller still learns of it.
+        if isCancelled { throw CancellationError() }
+    }
+
+    /// Runs `body` outside any scope: for a task that serves more than the load that starts it (a shared connect
+    /// or refresh) or outlives it (a background revalidation).
+    public static func unscoped<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard current != nil else { return try await body() }
+        return try await $current.withValue(nil, operation: body, isolation: isolation)
+    }
+}
