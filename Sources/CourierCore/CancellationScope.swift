@@ -6,7 +6,7 @@ import Synchronization
 /// through the global executor and a fresh task allocator each time). Cancelling the *task* cancels the load, as
 /// usual; but the loader must also be able to end one load (``DataLoader/cancelAll()``, the loader freed, a
 /// service's shutdown) without cancelling the caller's task. The load binds a scope as ``current`` while it runs,
-/// and every wait on its path asks for both cancellations at once: through ``withCancellationHandler(operation:onCancel:isolation:)``
+/// and every wait on its path asks for both cancellations at once: through ``withCancellationHandler(operation:onCancel:)``
 /// instead of `withTaskCancellationHandler`, and ``isCancelled`` instead of `Task.isCancelled`. Where no scope is
 /// bound the two are exactly the standard ones.
 ///
@@ -77,16 +77,18 @@ public final class CancellationScope: Sendable {
     /// cancelled or when the scope is (at most once for each; possibly concurrently with `operation`, and at once
     /// when either is cancelled already). As with the standard one, `operation` must check ``isCancelled`` where
     /// it parks, under the lock its handler takes.
-    public static func withCancellationHandler<T>(
-        operation: () async throws -> T, onCancel handler: @escaping @Sendable () -> Void,
-        isolation: isolated (any Actor)? = #isolation
+    ///
+    /// It runs on its caller's executor (`nonisolated(nonsending)`), as the waits that call it do: no hop to the
+    /// generic executor and back around every wait.
+    nonisolated(nonsending) public static func withCancellationHandler<T>(
+        operation: nonisolated(nonsending) () async throws -> T, onCancel handler: @escaping @Sendable () -> Void
     ) async rethrows -> T {
         guard let scope = current else {
-            return try await withTaskCancellationHandler(operation: operation, onCancel: handler, isolation: isolation)
+            return try await withTaskCancellationHandler(operation: operation, onCancel: handler)
         }
         let token = scope.register(handler)
         defer { if let token { scope.unregister(token) } }
-        return try await withTaskCancellationHandler(operation: operation, onCancel: handler, isolation: isolation)
+        return try await withTaskCancellationHandler(operation: operation, onCancel: handler)
     }
 
     /// Sleeps until `deadline`; throws `CancellationError` when the task or the current scope is cancelled first.

@@ -57,7 +57,7 @@ final class LoadTracker: Sendable {
     /// the cancellation's error. When the loader is closed the request is not started and fails as `cancelled`;
     /// when the service is shutting down, as `shutdown`; when the caller's task is cancelled already, as
     /// `cancelled`, with nothing sent.
-    func run(_ execution: RequestExecution) async -> Result<Response, CourierError> {
+    nonisolated(nonsending) func run(_ execution: RequestExecution) async -> Result<Response, CourierError> {
         let url = execution.request.url
         let loads = execution.factory.service.loads
         let scope = CancellationScope()

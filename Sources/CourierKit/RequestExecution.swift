@@ -46,7 +46,7 @@ final class RequestExecution: Sendable {
         var attempt = 0
     }
 
-    func run() async -> Result<Response, CourierError> {
+    nonisolated(nonsending) func run() async -> Result<Response, CourierError> {
         // The first hop's route, looked up once for both the coalescing decision and the load.
         let first = HTTPURL(request.url).map { ($0, service.graph.route(for: $0, method: request.method)) }
         guard !revalidation, let key = coalescingKey(first?.1) else { return await runAlone(first) }
@@ -107,7 +107,7 @@ final class RequestExecution: Sendable {
         return key
     }
 
-    private func runAlone(_ first: (HTTPURL, Route)?) async -> Result<Response, CourierError> {
+    nonisolated(nonsending) private func runAlone(_ first: (HTTPURL, Route)?) async -> Result<Response, CourierError> {
         var counters = Counters()
         let result: Result<Response, CourierError>
         // Read while the response is at hand: binding it out of `result` below would copy the whole response.
@@ -148,7 +148,7 @@ final class RequestExecution: Sendable {
 
     /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given); `first` is its URL and
     /// route when the caller has parsed and looked them up already.
-    private func perform(
+    nonisolated(nonsending) private func perform(
         _ request: Request, deadline fixedDeadline: ContinuousClock.Instant?, redirectsLeft: Int,
         first: (HTTPURL, Route)? = nil, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
@@ -231,7 +231,7 @@ final class RequestExecution: Sendable {
         var hop: Request?
 
         /// Tells a stream's consumer that attempt `attempt + 1` follows.
-        func announceRetry(reason: String) async throws(CourierError) {
+        nonisolated(nonsending) func announceRetry(reason: String) async throws(CourierError) {
             guard let events else { return }
             guard await events.send(.retrying(attempt: machine.attempt + 1, reason: reason)) else {
                 throw CourierError(.cancelled, "the request was cancelled", url: request.url)
@@ -251,7 +251,7 @@ final class RequestExecution: Sendable {
         }
 
         /// Drops the current response's streamed body (a retried, refreshed or redirected response).
-        func discardBody() async {
+        nonisolated(nonsending) func discardBody() async {
             if let exchange, case .streaming = exchange { count(await exchange.discard()) }
         }
 
@@ -261,7 +261,7 @@ final class RequestExecution: Sendable {
         }
 
         /// The answer from a stored response (fresh, stale or revalidated), to the caller or its stream.
-        func answer(_ stored: StoredResponse, as kind: LoadStateMachine.StoredAnswer) async throws(CourierError) -> Response {
+        nonisolated(nonsending) func answer(_ stored: StoredResponse, as kind: LoadStateMachine.StoredAnswer) async throws(CourierError) -> Response {
             guard let stage else { preconditionFailure("a stored answer without a cache") }
             let event: CacheEvent
             switch kind {
@@ -287,7 +287,7 @@ final class RequestExecution: Sendable {
         }
 
         /// Stores the answer (whose body is `body`) when the machine said so and RFC 9111 allows.
-        func store(_ answer: AttemptExchange, body: [UInt8]?) async {
+        nonisolated(nonsending) func store(_ answer: AttemptExchange, body: [UInt8]?) async {
             guard storeAfterBody, let stage else { return }
             guard let body else {
                 trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(stage.streamedBodyLimit) bytes")))
@@ -543,7 +543,7 @@ final class RequestExecution: Sendable {
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down
     /// after a failure (all of them are tried when every one is cooling down). Only a resolve or connect
     /// failure moves on to the next target.
-    private func send(
+    nonisolated(nonsending) private func send(
         _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
         attempt: Int, tried: inout [String]
     ) async -> Result<AttemptExchange, CourierError> {
@@ -595,7 +595,7 @@ final class RequestExecution: Sendable {
                 if events != nil {
                     exchange = .streaming(try await service.client.stream(httpRequest))
                 } else {
-                    exchange = .whole(try await service.client.execute(httpRequest))
+                    exchange = .whole(try await service.client.executeOnCallersExecutor(httpRequest))
                 }
                 service.markWorking(label)
                 return .success(exchange)
@@ -636,7 +636,7 @@ final class RequestExecution: Sendable {
     /// Delivers a final attempt's head and body to the stream's consumer, at the consumer's pace. Returns the
     /// exchange's figures and, when `keeping` is given, the body if it is no larger than that (for the cache);
     /// or the failure (`cancelled` when the consumer is gone).
-    private func deliver(_ response: StreamingResponse, attempt: Int, keeping limit: Int?) async
+    nonisolated(nonsending) private func deliver(_ response: StreamingResponse, attempt: Int, keeping limit: Int?) async
         -> Result<(RequestMetrics, [UInt8]?), CourierError>
     {
         guard let events else { return .success((response.body.metrics, nil)) }
@@ -711,7 +711,7 @@ final class RequestExecution: Sendable {
 
     // MARK: - Helpers
 
-    static func sleep(until instant: ContinuousClock.Instant, url: String) async throws(CourierError) {
+    nonisolated(nonsending) static func sleep(until instant: ContinuousClock.Instant, url: String) async throws(CourierError) {
         do {
             try await CancellationScope.sleep(until: instant)
         } catch {

@@ -88,6 +88,12 @@ public final class HTTPClient: Sendable {
     /// unless ``HTTPClientConfiguration/runsRequestsOnEventLoop`` is set (see there for the measurements). A
     /// caller already on one of ``eventLoopGroup``'s loops stays there.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
+        try await executeOnCallersExecutor(request)
+    }
+
+    /// ``execute(_:)`` on the caller's executor, with no hop onto the generic executor and back: for a caller in
+    /// the package (the data loader) that is on it already.
+    nonisolated(nonsending) package func executeOnCallersExecutor(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
         try enter(request)
         defer { leave() }
         guard configuration.runsRequestsOnEventLoop, loops.current == nil else { return try await collect(request) }
