@@ -43,7 +43,7 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidTTL
         /// The payload is larger than ``RecordStoreOptions/maximumRecordBytes`` allows.
         case recordTooLarge(limit: Int)
-        /// The caller stopped waiting: it runs under a ``CancellationScope`` (a data loader's load) that was
+        /// The caller stopped waiting: it runs under a `CancellationScope` (a data loader's load) that was
         /// cancelled while the operation waited on a thread of its own for a lock or an `fsync`. The operation
         /// itself still runs to its end there, as it would have; only its result is not delivered.
         case cancelled

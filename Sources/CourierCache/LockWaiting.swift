@@ -24,7 +24,7 @@ enum LockWaiting {
     /// (a test that held a stripe's lock deadlocked that way). Contention is rare, so a thread per wait is cheap;
     /// a `.durable` store, lock or unlock comes here every time, and its fsyncs cost far more than the thread.
     ///
-    /// Under a ``CancellationScope`` (a data loader's load, which runs on its caller's task) the caller stops
+    /// Under a `CancellationScope` (a data loader's load, which runs on its caller's task) the caller stops
     /// waiting when the scope or its task is cancelled, with a ``CacheError/Reason/cancelled`` error; `body` still
     /// runs to its end on its thread. Elsewhere the wait is not cancellable, as a synchronous call would not be.
     static func onThreadThatMayWait<T: Sendable>(

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// A data loader runs a load on the task that awaits it, not on a task of its own (a task per load costs a trip
 /// through the global executor and a fresh task allocator each time). Cancelling the *task* cancels the load, as
-/// usual; but the loader must also be able to end one load (``DataLoader/cancelAll()``, the loader freed, a
+/// usual; but the loader must also be able to end one load (`DataLoader.cancelAll()`, the loader freed, a
 /// service's shutdown) without cancelling the caller's task. The load binds a scope as ``current`` while it runs,
 /// and every wait on its path asks for both cancellations at once: through ``withCancellationHandler(operation:onCancel:)``
 /// instead of `withTaskCancellationHandler`, and ``isCancelled`` instead of `Task.isCancelled`. Where no scope is
@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// A scope is a task-local value, so unstructured tasks (`Task { }`) inherit it. A task that outlives the work or
 /// serves others (a shared connect, a shared token refresh, a background revalidation) starts with
-/// ``unscoped(_:)`` so that one load's cancellation does not end it.
+/// ``unscoped(isolation:_:)`` so that one load's cancellation does not end it.
 public final class CancellationScope: Sendable {
     /// The scope of the work running on this task; nil outside any.
     @TaskLocal public static var current: CancellationScope?

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A loader's requests in flight, of two kinds:
 /// - A load awaited with ``DataLoader/load(_:)`` runs on its caller's task (``run(_:)``) under a
-///   ``CancellationScope`` of its own. Cancelling it cancels the scope: every wait on its path answers the scope
+///   `CancellationScope` of its own. Cancelling it cancels the scope: every wait on its path answers the scope
 ///   as it answers task cancellation, so the caller resumes at once with the error, and the caller's task itself
 ///   is not cancelled.
 /// - The others (streams, delegates, completions) run on a task of their own (``start(_:deliver:)``) plus the

@@ -4,8 +4,8 @@ import Synchronization
 /// request and reports the outcome with ``finish(_:with:)``), the others follow (they wait for that outcome).
 /// None of the peers does this; for a cache it means N views asking for the same resource at once cost one request.
 ///
-/// A follower whose load is cancelled (its task, or its ``CancellationScope``) stops waiting at once; a leader that was cancelled hands its followers no
-/// outcome, so they run on their own (their callers did not cancel).
+/// A follower whose load is cancelled (its task, or its `CancellationScope`) stops waiting at once; a leader that
+/// was cancelled hands its followers no outcome, so they run on their own (their callers did not cancel).
 final class RequestCoalescer: Sendable {
     /// What a follower gets.
     enum Outcome {

@@ -144,21 +144,9 @@ import Testing
         defer { directory.remove() }
         let store = try RecordStore.forTest(directory, clock: ManualClock(testEpoch))
         try await store.store(Array("payload".utf8), forKey: "k")
-        // Hold k's stripe lock from another open file description (flock locks conflict across them), as another
-        // process would. A watchdog thread releases it when told, or after 20 s at the latest: were the waits
-        // blocking the pool, the task that tells it could not run, and the test would fail on time, not hang.
-        let stripe = SHA256.hex(SHA256.hash(Array("k".utf8))).prefix(2)
-        let fd = open(directory.path + "/locks/\(stripe).lock", O_RDWR)
-        #expect(fd >= 0)
-        #expect(flock(fd, LOCK_EX) == 0)
-        let release = DispatchSemaphore(value: 0)
-        let released = Flag()
-        Thread {
-            _ = release.wait(timeout: .now() + 20)
-            flock(fd, LOCK_UN)
-            close(fd)
-            released.set()
-        }.start()
+        // Were the waits blocking the pool, the task that releases the lock could not run, and the test would fail
+        // on time (the watchdog's 20 s), not hang.
+        let (release, released) = try Self.holdStripeLock(of: "k", in: directory)
         // More waiting loads than the pool has threads: with a blocking flock they would hold them all.
         let finished = Flag()
         let count = ProcessInfo.processInfo.activeProcessorCount * 3
@@ -184,18 +172,14 @@ import Testing
 }
 
 extension LockWaitingTests {
-    /// Under a `CancellationScope` (a data loader's load runs on its caller's task under one), a wait for a lock
-    /// held elsewhere ends when the scope is cancelled, with `cancelled`; the operation itself still runs to its
-    /// end once the lock is free, so nothing is lost.
-    @Test func aCancelledScopeStopsTheWaitButNotTheOperation() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try RecordStore.forTest(directory, clock: ManualClock(testEpoch))
-        try await store.store(Array("old".utf8), forKey: "k")
-        let stripe = SHA256.hex(SHA256.hash(Array("k".utf8))).prefix(2)
+    /// Holds `key`'s stripe lock from another open file description (flock locks conflict across them), as another
+    /// process would. A watchdog thread releases it when `release` is signalled, or after 20 s at the latest, and
+    /// then sets `released`.
+    static func holdStripeLock(of key: String, in directory: TemporaryDirectory) throws -> (release: DispatchSemaphore, released: Flag) {
+        let stripe = SHA256.hex(SHA256.hash(Array(key.utf8))).prefix(2)
         let fd = open(directory.path + "/locks/\(stripe).lock", O_RDWR)
-        #expect(fd >= 0)
-        #expect(flock(fd, LOCK_EX) == 0)
+        try #require(fd >= 0)
+        try #require(flock(fd, LOCK_EX) == 0)
         let release = DispatchSemaphore(value: 0)
         let released = Flag()
         Thread {
@@ -204,6 +188,18 @@ extension LockWaitingTests {
             close(fd)
             released.set()
         }.start()
+        return (release, released)
+    }
+
+    /// Under a `CancellationScope` (a data loader's load runs on its caller's task under one), a wait for a lock
+    /// held elsewhere ends when the scope is cancelled, with `cancelled`; the operation itself still runs to its
+    /// end once the lock is free, so nothing is lost.
+    @Test func aCancelledScopeStopsTheWaitButNotTheOperation() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try RecordStore.forTest(directory, clock: ManualClock(testEpoch))
+        try await store.store(Array("old".utf8), forKey: "k")
+        let (release, released) = try Self.holdStripeLock(of: "k", in: directory)
         let scope = CancellationScope()
         let waiting = Task { () -> CacheError? in
             await CancellationScope.$current.withValue(scope) { () async -> CacheError? in

@@ -14,13 +14,19 @@ import Testing
         var seconds: Double
     }
 
-    /// Starts `load` on a caller's task, lets it reach its wait, ends it with `end`, and reports.
-    private func endWhileWaiting(
-        _ load: @escaping @Sendable () async throws(CourierError) -> Response, end: () -> Void
-    ) async throws -> Outcome {
+    /// One service claiming 127.0.0.1, with the default policy.
+    static let plainPolicy = """
+        version: 1
+        services:
+          api:
+            hosts: [127.0.0.1]
+        """
+
+    /// Starts loading `url` on a caller's task, lets it reach its wait, ends it with `end`, and reports.
+    private func endWhileWaiting(_ loader: DataLoader, _ url: String, end: () -> Void) async throws -> Outcome {
         let caller = Task { () -> (CourierError.Kind?, Bool, ContinuousClock.Instant) in
             var kind: CourierError.Kind?
-            do throws(CourierError) { _ = try await load() } catch { kind = error.kind }
+            do throws(CourierError) { _ = try await loader.load(Request(url: url)) } catch { kind = error.kind }
             return (kind, Task.isCancelled, ContinuousClock.now)
         }
         try await Task.sleep(for: .milliseconds(300))
@@ -30,14 +36,17 @@ import Testing
         return Outcome(kind: kind, callerCancelled: cancelled, seconds: (ended - start).seconds)
     }
 
+    /// The load ended with `kind` within 4 s (far below the 10 s or more it would have waited), and its caller's
+    /// own task was not cancelled.
+    private func expectEndedAtOnce(_ outcome: Outcome, as kind: CourierError.Kind, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(outcome.kind == kind, sourceLocation: sourceLocation)
+        #expect(!outcome.callerCancelled, "the caller's own task was cancelled", sourceLocation: sourceLocation)
+        #expect(outcome.seconds < 4, sourceLocation: sourceLocation)
+    }
+
     @Test func theLoadRunsOnTheCallersTask() async throws {
         let server = try RecordingServer()
-        let service = try makeService("""
-            version: 1
-            services:
-              api:
-                hosts: [127.0.0.1]
-            """)
+        let service = try makeService(Self.plainPolicy)
         // Trace observers run on the request's task.
         let observed = Mutex<Set<Int>>([])
         service.addTraceObserver { _ in
@@ -53,20 +62,11 @@ import Testing
 
     @Test func cancelAllEndsTheNetworkWaitButNotTheCallersTask() async throws {
         let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, delay: .seconds(10)) }
-        let service = try makeService("""
-            version: 1
-            services:
-              api:
-                hosts: [127.0.0.1]
-            """)
+        let service = try makeService(Self.plainPolicy)
         let loader = service.makeFactory().makeLoader()
         let url = server.url("/slow")
-        let outcome = try await endWhileWaiting({ () async throws(CourierError) -> Response in
-            try await loader.load(Request(url: url))
-        }, end: { loader.cancelAll() })
-        #expect(outcome.kind == .cancelled)
-        #expect(!outcome.callerCancelled, "cancelAll cancelled the caller's own task")
-        #expect(outcome.seconds < 4)  // far below the 10 s the server would take
+        let outcome = try await endWhileWaiting(loader, url, end: { loader.cancelAll() })
+        expectEndedAtOnce(outcome, as: .cancelled)
         #expect(loader.activeRequests == 0)
         // The loader stays usable, and so does the connection pool.
         let quick = try RecordingServer()
@@ -93,53 +93,31 @@ import Testing
         // The first request takes the bucket's one token; the second waits 50 s for the next.
         let limited = server.url("/limited")
         #expect(try await loader.load(Request(url: limited)).status == 200)
-        var outcome = try await endWhileWaiting({ () async throws(CourierError) -> Response in
-            try await loader.load(Request(url: limited))
-        }, end: { loader.cancelAll() })
-        #expect(outcome.kind == .cancelled)
-        #expect(!outcome.callerCancelled)
-        #expect(outcome.seconds < 4)
+        var outcome = try await endWhileWaiting(loader, limited, end: { loader.cancelAll() })
+        expectEndedAtOnce(outcome, as: .cancelled)
         #expect(server.requests.filter { $0.requestLine.contains("/limited") }.count == 1, "the rate-limited request was sent")
 
         // A 503, then a 50 s back-off before the second attempt.
         let busy = "http://localhost:\(server.port)/busy"
-        outcome = try await endWhileWaiting({ () async throws(CourierError) -> Response in
-            try await loader.load(Request(url: busy))
-        }, end: { loader.cancelAll() })
-        #expect(outcome.kind == .cancelled)
-        #expect(!outcome.callerCancelled)
-        #expect(outcome.seconds < 4)
+        outcome = try await endWhileWaiting(loader, busy, end: { loader.cancelAll() })
+        expectEndedAtOnce(outcome, as: .cancelled)
         #expect(server.requests.filter { $0.requestLine.contains("/busy") }.count == 1)
     }
 
     @Test func aShutdownEndsAnInlineLoadWithItsOwnError() async throws {
         let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, delay: .seconds(10)) }
-        let service = try makeService("""
-            version: 1
-            services:
-              api:
-                hosts: [127.0.0.1]
-            """)
+        let service = try makeService(Self.plainPolicy)
         let loader = service.makeFactory().makeLoader()
         let url = server.url("/slow")
-        let outcome = try await endWhileWaiting({ () async throws(CourierError) -> Response in
-            try await loader.load(Request(url: url))
-        }, end: {
+        let outcome = try await endWhileWaiting(loader, url, end: {
             Task { await service.shutdown(gracePeriod: .milliseconds(100)) }
         })
-        #expect(outcome.kind == .shutdown)
-        #expect(!outcome.callerCancelled)
-        #expect(outcome.seconds < 4)
+        expectEndedAtOnce(outcome, as: .shutdown)
     }
 
     @Test func aLoadAskedForInACancelledTaskSendsNothing() async throws {
         let server = try RecordingServer()
-        let service = try makeService("""
-            version: 1
-            services:
-              api:
-                hosts: [127.0.0.1]
-            """)
+        let service = try makeService(Self.plainPolicy)
         let loader = service.makeFactory().makeLoader()
         let url = server.url("/never")
         let task = Task { () -> CourierError.Kind? in
