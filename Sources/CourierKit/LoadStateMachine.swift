@@ -277,7 +277,9 @@ struct LoadStateMachine {
             return actions + [.refreshCredentials]
         }
         let final: Action = isRedirect ? .followRedirect : .deliver
-        return actions + decide(after: .status(status), wait: wait, reason: "status \(status)", otherwise: final, now: now, using: &random)
+        // The reason is made only when a retry or a give-up is traced; most responses are final.
+        let decided = decide(after: .status(status), wait: wait, reason: "status \(status)", otherwise: final, now: now, using: &random)
+        return actions.isEmpty ? decided : actions + decided
     }
 
     /// The attempt failed (or, after ``Action/deliver``, a streamed body broke off): `condition` is the error's
@@ -347,16 +349,17 @@ struct LoadStateMachine {
 
     /// The retry planner's answer for a failure or a response; `otherwise` is what happens when there is no retry.
     private mutating func decide(
-        after condition: RetryPolicy.Condition?, wait: Duration?, reason: String, otherwise: Action,
+        after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Action,
         now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator
     ) -> [Action] {
         switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
         case .retry(let at):
+            let reason = reason()
             state = .awaitingBudget(at: at, reason: reason, outcome: otherwise)
             return [.proposeRetry(at: at, reason: reason)]
         case .giveUp(let why):
-            let trace: [Action] = why == .notRetryable ? [] : [.gaveUp(reason: reason, why: why)]
-            return trace + settle(otherwise)
+            if why == .notRetryable { return settle(otherwise) }
+            return [.gaveUp(reason: reason(), why: why)] + settle(otherwise)
         }
     }
 
