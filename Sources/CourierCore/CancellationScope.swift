@@ -19,7 +19,10 @@ public final class CancellationScope: Sendable {
 
     private struct State: ~Copyable {
         var reason: CourierError?
-        var handlers: [(token: Int, handler: @Sendable () -> Void)] = []
+        /// The registered handlers. A load waits for one thing at a time, so the first has a slot of its own and
+        /// the array (allocated only when a second one is registered) holds the rest.
+        var first: (token: Int, handler: @Sendable () -> Void)?
+        var more: [(token: Int, handler: @Sendable () -> Void)] = []
         var nextToken = 0
     }
 
@@ -40,8 +43,11 @@ public final class CancellationScope: Sendable {
         let handlers = state.withLock { s -> [@Sendable () -> Void] in
             guard s.reason == nil else { return [] }
             s.reason = reason
-            defer { s.handlers = [] }
-            return s.handlers.map(\.handler)
+            defer {
+                s.first = nil
+                s.more = []
+            }
+            return (s.first.map { [$0.handler] } ?? []) + s.more.map(\.handler)
         }
         for handler in handlers { handler() }
     }
@@ -51,7 +57,7 @@ public final class CancellationScope: Sendable {
         let token = state.withLock { s -> Int? in
             guard s.reason == nil else { return nil }
             s.nextToken += 1
-            s.handlers.append((s.nextToken, handler))
+            if s.first == nil { s.first = (s.nextToken, handler) } else { s.more.append((s.nextToken, handler)) }
             return s.nextToken
         }
         if token == nil { handler() }
@@ -60,7 +66,11 @@ public final class CancellationScope: Sendable {
 
     private func unregister(_ token: Int) {
         state.withLock { s in
-            if let index = s.handlers.lastIndex(where: { $0.token == token }) { s.handlers.remove(at: index) }
+            if s.first?.token == token {
+                s.first = nil
+            } else if let index = s.more.lastIndex(where: { $0.token == token }) {
+                s.more.remove(at: index)
+            }
         }
     }
 

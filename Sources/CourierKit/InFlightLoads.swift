@@ -2,27 +2,32 @@ import CourierCore
 import Synchronization
 
 /// A service's loads in flight, across all its loaders, for a graceful shutdown: each load enters when it starts
-/// (or is refused once the service is shutting down) and leaves when its task ends; when the grace period ends,
-/// those still running are cancelled through the function each gave.
+/// (or is refused once the service is shutting down) and leaves when it ends; when the grace period ends, those
+/// still running are ended through their loader's tracker.
 final class InFlightLoads: Sendable {
-    typealias Cancel = @Sendable (CourierError) -> Void
+    /// Where a load in flight is ended: its id in its loader's tracker (a pair, not a closure: no allocation per
+    /// load).
+    private struct Entry {
+        let id: Int
+        let tracker: LoadTracker
+    }
 
     private struct State: ~Copyable {
         var next = 0
-        var cancels: [Int: Cancel] = [:]
+        var cancels: [Int: Entry] = [:]
     }
 
     private let state = Mutex(State())
     /// The shutdown's sequencing.
     let lifecycle = GracefulShutdown()
 
-    /// Counts a load in flight and returns its ticket; nil when the service is shutting down (the load must fail
-    /// with `shutdown`). `cancel` ends the load with the error it is given.
-    func enter(cancel: @escaping Cancel) -> Int? {
+    /// Counts load `id` of `tracker` in flight and returns its ticket; nil when the service is shutting down (the
+    /// load must fail with `shutdown`).
+    func enter(_ id: Int, of tracker: LoadTracker) -> Int? {
         state.withLock { s -> Int? in
             guard lifecycle.isAcceptingRequests else { return nil }
             s.next += 1
-            s.cancels[s.next] = cancel
+            s.cancels[s.next] = Entry(id: id, tracker: tracker)
             return s.next
         }
     }
@@ -41,7 +46,7 @@ final class InFlightLoads: Sendable {
 
     /// Ends every load in flight with `error` (their callers learn it at once; their tasks are cancelled).
     func cancelAll(with error: CourierError) {
-        let cancels = state.withLock { $0.cancels.values.map { $0 } }
-        for cancel in cancels { cancel(error) }
+        let entries = state.withLock { $0.cancels.values.map { $0 } }
+        for entry in entries { entry.tracker.cancel(entry.id, with: error) }
     }
 }

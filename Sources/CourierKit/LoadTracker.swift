@@ -68,7 +68,7 @@ final class LoadTracker: Sendable {
         }
         guard open else { return .failure(CourierError(.cancelled, "the loader was cancelled", url: url)) }
         // Recorded before it enters the service's loads, so a shutdown's cancel always finds it.
-        guard let ticket = loads.enter(cancel: { [self] error in self.cancel(id, with: error) }) else {
+        guard let ticket = loads.enter(id, of: self) else {
             _ = state.withLock { $0.entries.removeValue(forKey: id) }
             return .failure(CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url))
         }
@@ -108,7 +108,7 @@ final class LoadTracker: Sendable {
         }
         // Counted in the service's loads before it starts; a shutdown that ends it before it is recorded below
         // leaves the error in `endedWhileStarting`.
-        guard let ticket = loads.enter(cancel: { [self] error in self.cancel(id, with: error) }) else {
+        guard let ticket = loads.enter(id, of: self) else {
             _ = state.withLock { $0.starting.remove(id) }
             deliver(.failure(CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url)))
             return id

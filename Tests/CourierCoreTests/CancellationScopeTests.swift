@@ -82,6 +82,26 @@ private final class Parking: Sendable {
         #expect(parking.handlerRuns.load(ordering: .relaxed) == 1)
     }
 
+    @Test func nestedWaitsAreAllWoken() async {
+        let scope = CancellationScope()
+        let outer = Parking()
+        let inner = Parking()
+        let task = Task {
+            await CancellationScope.$current.withValue(scope) {
+                await CancellationScope.withCancellationHandler {
+                    await inner.park()
+                } onCancel: {
+                    outer.handlerRuns.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        scope.cancel(with: CourierError(.cancelled, "both"))
+        #expect(await task.value)
+        #expect(outer.handlerRuns.load(ordering: .relaxed) == 1)
+        #expect(inner.handlerRuns.load(ordering: .relaxed) == 1)
+    }
+
     @Test func aFinishedWaitIsNoLongerRegistered() async {
         let scope = CancellationScope()
         let parking = Parking()
