@@ -22,10 +22,12 @@ public final class DataLoader: Sendable {
 
     /// Loads a request and returns its response (any status, after the route's retries).
     ///
-    /// The request runs on the caller's task, with no task of its own: a fresh cache hit, which never waits, is
-    /// answered with no thread hop, and a load that waits for the network costs no extra trip through the
-    /// executor. ``cancelAll()``, freeing the loader and the service's shutdown still end it at once without
-    /// cancelling the caller's task (see `CancellationScope`), as does cancelling that task.
+    /// The request runs on the caller's task, with no task of its own, on the generic executor (a caller on an
+    /// actor, the main actor included, hops off it for the load and back after): from a caller already there, a
+    /// fresh cache hit, which never waits, is answered with no thread hop, and a load that waits for the network
+    /// costs no extra trip through the executor. ``cancelAll()``, freeing the loader and the service's shutdown
+    /// still end it at once without cancelling the caller's task (see `CancellationScope`), as does cancelling
+    /// that task.
     ///
     /// - Throws: a `CourierError` when there is no response: offline (`offline`), an invalid URL (`policy`),
     ///   credentials refused over plain http (`policy`), an authoriser failing or timing out (`authorisation`,

@@ -269,6 +269,39 @@ extension Result where Failure == CourierError {
         #expect(server.requests.isEmpty)
     }
 
+    @Test func anAuthoriserThatNeverTakesRefusedCredentialsBackTimesOut() async throws {
+        let name = "refused-\(UUID().uuidString.prefix(8))"
+        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 401) }
+        let service = try makeService("""
+            version: 1
+            authorisers:
+              \(name):
+                plugin: test-token
+                timeout: 300ms
+                allow-plain-http: true
+                settings: { hang: "refused" }
+            services:
+              api:
+                hosts: [127.0.0.1]
+                authoriser: \(name)
+            """)
+        let loader = service.makeFactory().makeLoader()
+        var kind: CourierError.Kind?
+        let seconds = await elapsed {
+            do throws(CourierError) {
+                _ = try await loader.load(Request(url: server.url("/me")))
+            } catch {
+                kind = error.kind
+                #expect(error.message.contains(name))
+            }
+        }
+        // Told of the 401, the plugin never returns: the load ends at the authoriser's timeout, not never.
+        #expect(kind == .timeout)
+        #expect(seconds >= 0.25 && seconds < 20, "took \(seconds) s")
+        #expect(TokenLog.named(name).failures.withLock { $0 } == 1)
+        #expect(server.requests.count == 1)
+    }
+
     @Test func freeingTheLoaderCancelsItsRequestsAndResumesCallersPromptly() async throws {
         let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, delay: .seconds(10)) }
         let service = try makeService("""

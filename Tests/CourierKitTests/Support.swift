@@ -47,7 +47,8 @@ final class TokenLog: Sendable {
 }
 
 /// `plugin: test-token`: sends `Authorization: Bearer t<generation>`; a refresh moves to the next generation.
-/// With `hang: "yes"` it never answers.
+/// With `hang: "yes"` it never answers; with `hang: "refused"` it answers, but never returns from
+/// `authorisationFailed(for:)`.
 enum TestTokenPlugin: AuthoriserPlugin {
     static let descriptor = AuthoriserTypeDescriptor(
         type: "test-token", summary: "test tokens", settings: [.init("hang", .string, "never answer"), .init("header", .headerName, "the header to set")]
@@ -56,17 +57,24 @@ enum TestTokenPlugin: AuthoriserPlugin {
     static func make(_ instance: AuthoriserInstance, context: AuthoriserContext) throws -> any Authoriser {
         var header = "Authorization"
         if case .string(let value)? = instance.settings["header"], let literal = value.literalValue { header = literal }
-        return TestTokenAuthoriser(log: TokenLog.named(instance.name), hang: instance.settings["hang"] != nil, header: header)
+        var hang = false
+        var hangOnRefused = false
+        if case .string(let value)? = instance.settings["hang"] {
+            if value.literalValue == "refused" { hangOnRefused = true } else { hang = true }
+        }
+        return TestTokenAuthoriser(log: TokenLog.named(instance.name), hang: hang, hangOnRefused: hangOnRefused, header: header)
     }
 }
 
 final class TestTokenAuthoriser: Authoriser {
     let log: TokenLog
     let hang: Bool
+    let hangOnRefused: Bool
     let header: String
-    init(log: TokenLog, hang: Bool, header: String) {
+    init(log: TokenLog, hang: Bool, hangOnRefused: Bool = false, header: String) {
         self.log = log
         self.hang = hang
+        self.hangOnRefused = hangOnRefused
         self.header = header
     }
 
@@ -81,6 +89,9 @@ final class TestTokenAuthoriser: Authoriser {
 
     func authorisationFailed(for request: AuthorisationRequest) async {
         log.failures.withLock { $0 += 1 }
+        if hangOnRefused {
+            await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in Hanging.keep(c) }
+        }
     }
 
     func refresh() async throws {
