@@ -14,7 +14,7 @@ final class InFlightLoads: Sendable {
 
     private struct State: ~Copyable {
         var next = 0
-        var cancels: [Int: Entry] = [:]
+        var entries: [Int: Entry] = [:]
     }
 
     private let state = Mutex(State())
@@ -27,7 +27,7 @@ final class InFlightLoads: Sendable {
         state.withLock { s -> Int? in
             guard lifecycle.isAcceptingRequests else { return nil }
             s.next += 1
-            s.cancels[s.next] = Entry(id: id, tracker: tracker)
+            s.entries[s.next] = Entry(id: id, tracker: tracker)
             return s.next
         }
     }
@@ -35,18 +35,18 @@ final class InFlightLoads: Sendable {
     /// The load of `ticket` ended (its task returned).
     func leave(_ ticket: Int) {
         let empty = state.withLock { s -> Bool in
-            s.cancels[ticket] = nil
-            return s.cancels.isEmpty
+            s.entries[ticket] = nil
+            return s.entries.isEmpty
         }
         if empty && !lifecycle.isAcceptingRequests { lifecycle.drained() }
     }
 
     /// Whether no load is in flight.
-    var isEmpty: Bool { state.withLock { $0.cancels.isEmpty } }
+    var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
 
     /// Ends every load in flight with `error` (their callers learn it at once; their tasks are cancelled).
     func cancelAll(with error: CourierError) {
-        let entries = state.withLock { $0.cancels.values.map { $0 } }
+        let entries = state.withLock { $0.entries.values.map { $0 } }
         for entry in entries { entry.tracker.cancel(entry.id, with: error) }
     }
 }

@@ -236,22 +236,28 @@ extension Result where Failure == CourierError {
         #expect(server.requests.map(\.path) == ["/hop", "/hop", "/end"])
     }
 
-    @Test func anAuthoriserThatNeverAnswersTimesOut() async throws {
-        let name = "hang-\(UUID().uuidString.prefix(8))"
-        let server = try RecordingServer()
-        let service = try makeService("""
+    /// A service claiming 127.0.0.1 with the test-token authoriser `name` (300 ms timeout), set to `hang` (see
+    /// `TestTokenPlugin`).
+    static func serviceWithHangingAuthoriser(_ name: String, hang: String) throws -> DataLoaderService {
+        try makeService("""
             version: 1
             authorisers:
               \(name):
                 plugin: test-token
                 timeout: 300ms
                 allow-plain-http: true
-                settings: { hang: "yes" }
+                settings: { hang: "\(hang)" }
             services:
               api:
                 hosts: [127.0.0.1]
                 authoriser: \(name)
             """)
+    }
+
+    @Test func anAuthoriserThatNeverAnswersTimesOut() async throws {
+        let name = "hang-\(UUID().uuidString.prefix(8))"
+        let server = try RecordingServer()
+        let service = try Self.serviceWithHangingAuthoriser(name, hang: "yes")
         let loader = service.makeFactory().makeLoader()
         let seconds = await elapsed {
             do {
@@ -272,19 +278,7 @@ extension Result where Failure == CourierError {
     @Test func anAuthoriserThatNeverTakesRefusedCredentialsBackTimesOut() async throws {
         let name = "refused-\(UUID().uuidString.prefix(8))"
         let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 401) }
-        let service = try makeService("""
-            version: 1
-            authorisers:
-              \(name):
-                plugin: test-token
-                timeout: 300ms
-                allow-plain-http: true
-                settings: { hang: "refused" }
-            services:
-              api:
-                hosts: [127.0.0.1]
-                authoriser: \(name)
-            """)
+        let service = try Self.serviceWithHangingAuthoriser(name, hang: "refused")
         let loader = service.makeFactory().makeLoader()
         var kind: CourierError.Kind?
         let seconds = await elapsed {
