@@ -40,7 +40,16 @@ public struct HostAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let h = host.contains(":") ? "[\(host)]" : host
-        return port.map { "\(h):\($0)" } ?? h
+        port.map { Self.label(host: host, port: $0) } ?? (Self.isIPv6(host) ? "[\(host)]" : host)
+    }
+
+    /// `host:port`, with an IPv6 literal in brackets: how a connect target is named in traces, cooldowns and
+    /// ``description``. Built for every attempt, so it looks at the host's bytes, not its characters.
+    public static func label(host: String, port: Int) -> String {
+        isIPv6(host) ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    private static func isIPv6(_ host: String) -> Bool {
+        host.utf8.contains(UInt8(ascii: ":"))
     }
 }

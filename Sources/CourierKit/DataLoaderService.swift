@@ -48,7 +48,7 @@ public final class DataLoaderService: Sendable {
     /// The stored responses being revalidated in the background (`stale-while-revalidate`), by record key: one
     /// revalidation each, however many loads find them stale meanwhile.
     private let backgroundRevalidations = Mutex<Set<String>>([])
-    private let origin = ContinuousClock.now
+    private let origin = ContinuousInstant.now
     private let instruments: LoaderInstruments
     /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
     /// trace of each load that would have used it).
@@ -230,12 +230,16 @@ public final class DataLoaderService: Sendable {
     }
 
     /// Reserves a rate-limit slot for `key`; returns when the request may go.
-    func admit(key: EndpointKey, limit: RateLimit?, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        limiter.withLock { $0.admit(key: key.description, limit: limit, now: now) }
+    func admit(key: EndpointKey, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
+        limiter.withLock { machine in
+            // Without a limit only a Retry-After pause applies: no key's text to build while no key has state.
+            if limit == nil, machine.trackedKeys == 0 { return now }
+            return machine.admit(key: key.description, limit: limit, now: now)
+        }
     }
 
     /// Pauses `key` until `until` (a Retry-After).
-    func pause(key: EndpointKey, until: ContinuousClock.Instant) {
+    func pause(key: EndpointKey, until: ContinuousInstant) {
         limiter.withLock { $0.pause(key: key.description, until: until) }
     }
 
@@ -244,7 +248,7 @@ public final class DataLoaderService: Sendable {
         limiter.withLock { $0.pausedUntil(key: key.description) }
     }
 
-    func recordRequest(service: String, budget: RetryPolicy.Budget?, now: ContinuousClock.Instant) {
+    func recordRequest(service: String, budget: RetryPolicy.Budget?, now: ContinuousInstant) {
         guard let budget else { return }
         // Changed in place: a copy taken out of the table and put back would copy its bucket arrays.
         budgets.withLock { table in
@@ -253,18 +257,18 @@ public final class DataLoaderService: Sendable {
     }
 
     /// Asks the service's budget for one retry (always yes when the route has no budget).
-    func tryRetry(service: String, budget: RetryPolicy.Budget?, now: ContinuousClock.Instant) -> Bool {
+    func tryRetry(service: String, budget: RetryPolicy.Budget?, now: ContinuousInstant) -> Bool {
         guard let budget else { return true }
         return budgets.withLock { table in
             table[service, default: RetryBudgetStateMachine(budget: budget, origin: origin)].tryRetry(now: now)
         }
     }
 
-    func isCoolingDown(_ target: String, now: ContinuousClock.Instant) -> Bool {
+    func isCoolingDown(_ target: String, now: ContinuousInstant) -> Bool {
         cooldowns.withLock { $0.isCoolingDown(target, now: now) }
     }
 
-    func markFailed(_ target: String, now: ContinuousClock.Instant) {
+    func markFailed(_ target: String, now: ContinuousInstant) {
         cooldowns.withLock { $0.markFailed(target, now: now) }
     }
 

@@ -73,7 +73,7 @@ struct LoadStateMachine {
         /// Ask the rate limiter when this attempt may go, then say ``admitted(at:now:)``.
         case admit
         /// Wait until `until` for the rate limit, then say ``rateLimitWaited()``.
-        case waitForRateLimit(until: ContinuousClock.Instant)
+        case waitForRateLimit(until: ContinuousInstant)
         /// Run the route's authoriser, then say ``authorised()``.
         case authorise
         /// Send attempt `attempt`, then say ``responseArrived(status:retryAfter:isRedirect:now:using:)`` or
@@ -82,15 +82,15 @@ struct LoadStateMachine {
         /// The response asked for a pause (`requested`); `applied` is what the route respects (zero: ignored).
         case noteRetryAfter(requested: Duration, applied: Duration)
         /// Pause the endpoint key until `until` (a respected Retry-After).
-        case pauseEndpoint(until: ContinuousClock.Instant)
+        case pauseEndpoint(until: ContinuousInstant)
         /// Drop this response, have the authoriser refresh its credentials (once), then say ``refreshed()``.
         case refreshCredentials
         /// Ask the service's retry budget for a retry at `at`, then say ``budget(granted:now:)``.
-        case proposeRetry(at: ContinuousClock.Instant, reason: String)
+        case proposeRetry(at: ContinuousInstant, reason: String)
         /// The failure or response is final for this reason (for the trace).
         case gaveUp(reason: String, why: RetryPlanner.Reason)
         /// Drop the response (if any), tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
-        case waitForRetry(until: ContinuousClock.Instant, reason: String)
+        case waitForRetry(until: ContinuousInstant, reason: String)
         /// The response is a redirect to follow: the next hop is a load of its own.
         case followRedirect
         /// The response is the answer: deliver it (a streamed body that breaks off is a ``failed(condition:cancelled:reason:now:using:)``).
@@ -110,7 +110,7 @@ struct LoadStateMachine {
         case sending
         case refreshing
         /// A retry is proposed; `outcome` is what follows if the budget refuses it.
-        case awaitingBudget(at: ContinuousClock.Instant, reason: String, outcome: Action)
+        case awaitingBudget(at: ContinuousInstant, reason: String, outcome: Action)
         case waitingForRetry
         /// The response was handed over (a streamed body may still break off and be retried).
         case delivering
@@ -119,7 +119,7 @@ struct LoadStateMachine {
 
     private var planner: RetryPlanner
     private let retry: RetryPolicy
-    private let deadline: ContinuousClock.Instant
+    private let deadline: ContinuousInstant
     private let hasAuthoriser: Bool
     private var state = State.admitting
     /// The attempt being made (1 for the first).
@@ -140,7 +140,7 @@ struct LoadStateMachine {
     private var lastFailure: CourierError.Kind?
 
     init(
-        retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: ContinuousClock.Instant, hasAuthoriser: Bool,
+        retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: ContinuousInstant, hasAuthoriser: Bool,
         cache: CacheRole = .none, offline: Bool = false
     ) {
         self.planner = RetryPlanner(retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline)
@@ -221,7 +221,7 @@ struct LoadStateMachine {
     }
 
     /// The rate limiter admits the attempt at `at` (`now` being when it was asked).
-    mutating func admitted(at: ContinuousClock.Instant, now: ContinuousClock.Instant) -> [Action] {
+    mutating func admitted(at: ContinuousInstant, now: ContinuousInstant) -> [Action] {
         precondition(isIn(.admitting), "admitted(at:) outside admission")
         guard at > now else { return afterAdmission() }
         guard at < deadline else {
@@ -247,7 +247,7 @@ struct LoadStateMachine {
     /// A response head arrived: `status`, the Retry-After it asked for (nil: none or unreadable), and whether it
     /// is a redirect the loader would follow.
     mutating func responseArrived(
-        status: Int, retryAfter requested: Duration?, isRedirect: Bool, now: ContinuousClock.Instant,
+        status: Int, retryAfter requested: Duration?, isRedirect: Bool, now: ContinuousInstant,
         using random: inout some RandomNumberGenerator
     ) -> [Action] {
         precondition(isIn(.sending), "responseArrived outside an attempt")
@@ -286,7 +286,7 @@ struct LoadStateMachine {
     /// retry condition, `cancelled` whether the caller is gone.
     mutating func failed(
         condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, reason: String,
-        now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator
+        now: ContinuousInstant, using random: inout some RandomNumberGenerator
     ) -> [Action] {
         precondition(isIn(.sending) || isIn(.delivering), "failed outside an attempt")
         // A body that broke off after its head was handed over cannot be replaced by a stored response.
@@ -301,7 +301,7 @@ struct LoadStateMachine {
     }
 
     /// The service's retry budget answered the proposed retry.
-    mutating func budget(granted: Bool, now: ContinuousClock.Instant) -> [Action] {
+    mutating func budget(granted: Bool, now: ContinuousInstant) -> [Action] {
         guard case .awaitingBudget(let at, let reason, let outcome) = state else {
             preconditionFailure("budget(granted:) without a proposal")
         }
@@ -350,7 +350,7 @@ struct LoadStateMachine {
     /// The retry planner's answer for a failure or a response; `otherwise` is what happens when there is no retry.
     private mutating func decide(
         after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Action,
-        now: ContinuousClock.Instant, using random: inout some RandomNumberGenerator
+        now: ContinuousInstant, using random: inout some RandomNumberGenerator
     ) -> [Action] {
         switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
         case .retry(let at):

@@ -16,7 +16,7 @@ import Glibc
 final class RequestExecution: Sendable {
     let factory: DataLoaderFactory
     let request: Request
-    let queued: ContinuousClock.Instant
+    let queued: ContinuousInstant
     let trace: LoaderTracer
     /// Where a streamed request's head, chunks and retries go (nil: the body is read whole).
     let events: LoadChannel?
@@ -24,7 +24,7 @@ final class RequestExecution: Sendable {
     let revalidation: Bool
 
     init(
-        factory: DataLoaderFactory, request: Request, queued: ContinuousClock.Instant, events: LoadChannel? = nil,
+        factory: DataLoaderFactory, request: Request, queued: ContinuousInstant, events: LoadChannel? = nil,
         revalidation: Bool = false
     ) {
         self.factory = factory
@@ -149,10 +149,9 @@ final class RequestExecution: Sendable {
     /// Loads `request` (the caller's, or a redirect hop of it when `deadline` is given); `first` is its URL and
     /// route when the caller has parsed and looked them up already.
     nonisolated(nonsending) private func perform(
-        _ request: Request, deadline fixedDeadline: ContinuousClock.Instant?, redirectsLeft: Int,
+        _ request: Request, deadline fixedDeadline: ContinuousInstant?, redirectsLeft: Int,
         first: (HTTPURL, Route)? = nil, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
-        let clock = ContinuousClock()
         let url: HTTPURL
         let route: Route
         if let first {
@@ -219,11 +218,12 @@ final class RequestExecution: Sendable {
         var sentAt = 0.0
         var answeredAt = 0.0
         var seenEpoch = 0
-        var arrived = clock.now
+        /// When the current attempt asked the rate limiter (set before it is read).
+        var arrived = queued
         /// When the machine last decided on a response or a failure (the instant its retry delays count from).
-        var decidedAt = clock.now
-        func decided() -> ContinuousClock.Instant {
-            decidedAt = clock.now
+        var decidedAt = queued
+        func decided() -> ContinuousInstant {
+            decidedAt = .now
             return decidedAt
         }
         var exchange: AttemptExchange?
@@ -277,7 +277,7 @@ final class RequestExecution: Sendable {
             // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
             let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
             try await deliverStored(status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL, attempt: machine.attempt)
-            timeline.done = clock.now
+            timeline.doneAt = .now
             return Response(
                 status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
                 attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
@@ -333,7 +333,7 @@ final class RequestExecution: Sendable {
                 // stale-while-revalidate window sends one conditional request, not one each.
                 guard let recordKey = found?.recordKey, service.beginBackgroundRevalidation(recordKey) else { continue }
                 let background = RequestExecution(
-                    factory: factory, request: request, queued: clock.now, events: nil, revalidation: true
+                    factory: factory, request: request, queued: .now, events: nil, revalidation: true
                 )
                 let service = self.service
                 // It outlives this load: not ended by this load's cancellation.
@@ -373,7 +373,7 @@ final class RequestExecution: Sendable {
 
             case .answerUnsatisfiable:
                 // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
-                timeline.done = clock.now
+                timeline.doneAt = .now
                 return Response(
                     status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
                     retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
@@ -381,20 +381,20 @@ final class RequestExecution: Sendable {
                 )
 
             case .admit:
+                arrived = .now
                 if !countedInBudget {
                     countedInBudget = true
-                    service.recordRequest(service: serviceName, budget: retry.budget, now: clock.now)
+                    service.recordRequest(service: serviceName, budget: retry.budget, now: arrived)
                 }
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
                 exchange = nil
-                arrived = clock.now
                 actions += machine.admitted(at: service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived), now: arrived)
 
             case .waitForRateLimit(let until):
                 trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
                 try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.rateLimitWait += clock.now - arrived
+                timeline.rateLimitWait += .now - arrived
                 actions += machine.rateLimitWaited()
 
             case .failRateLimitPastDeadline:
@@ -407,14 +407,14 @@ final class RequestExecution: Sendable {
                 let slot: AuthoriserSlot
                 if let made = authoriser { slot = made } else { slot = try factory.authoriser(for: instance) }
                 authoriser = slot
-                let started = clock.now
+                let started = ContinuousInstant.now
                 trace(machine.attempt, .authorising(authoriser: instance.name))
                 seenEpoch = slot.epoch
                 let made = try await RequestExecution.authorise(
                     unauthorisedRequest(), with: slot.authoriser, instance: instance, deadline: deadline
                 )
                 authorised = made
-                timeline.authoriserWait += clock.now - started
+                timeline.authoriserWait += .now - started
                 guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
                     throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
                 }
@@ -423,10 +423,11 @@ final class RequestExecution: Sendable {
             case .send(let attempt):
                 let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
                 sentHeaders = sendHeaders
-                sentAt = service.wallClock()
+                // The wall-clock instants are the cache's (RFC 9111's request and response times) only.
+                if stage != nil { sentAt = service.wallClock() }
                 switch await send(request, url: sendURL, headers: sendHeaders, route: route, deadline: deadline, attempt: attempt, tried: &tried) {
                 case .success(let response):
-                    answeredAt = service.wallClock()
+                    if stage != nil { answeredAt = service.wallClock() }
                     exchange = response
                     let metrics = response.metrics
                     // A whole response's figures are final; a streaming one's are counted when its body ends.
@@ -465,15 +466,15 @@ final class RequestExecution: Sendable {
                 let (role, refresh) = authoriser.beginRefresh(after: seenEpoch, url: request.url)
                 trace(machine.attempt, .refreshing(authoriser: instance.name, role: role))
                 try await announceRetry(reason: "status 401 (credentials refreshed)")
-                let started = clock.now
+                let started = ContinuousInstant.now
                 if let refresh {
                     try await RequestExecution.awaitRefresh(refresh, instance: instance, deadline: deadline, url: request.url)
                 }
-                timeline.authoriserWait += clock.now - started
+                timeline.authoriserWait += .now - started
                 actions += machine.refreshed()
 
             case .proposeRetry:
-                let now = clock.now
+                let now = ContinuousInstant.now
                 actions += machine.budget(granted: service.tryRetry(service: serviceName, budget: retry.budget, now: now), now: now)
 
             case .gaveUp(let reason, let why):
@@ -484,9 +485,9 @@ final class RequestExecution: Sendable {
                 trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
                 await discardBody()
                 try await announceRetry(reason: reason)
-                let before = clock.now
+                let before = ContinuousInstant.now
                 try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.backoffWait += clock.now - before
+                timeline.backoffWait += .now - before
                 actions += machine.retryWaited()
 
             case .followRedirect:
@@ -507,12 +508,12 @@ final class RequestExecution: Sendable {
                 switch answer {
                 case .whole(let response):
                     body = response.body
-                    await store(answer, body: body)
+                    if storeAfterBody { await store(answer, body: body) }
                 case .streaming(let response):
                     switch await deliver(response, attempt: machine.attempt, keeping: storeAfterBody ? stage?.streamedBodyLimit : nil) {
                     case .success(let (final, kept)):
                         count(final)
-                        await store(answer, body: kept)
+                        if storeAfterBody { await store(answer, body: kept) }
                     case .failure(let error):
                         // The body broke off: the consumer already has part of it, so the stream is told which
                         // attempt starts the body again.
@@ -521,7 +522,7 @@ final class RequestExecution: Sendable {
                         continue
                     }
                 }
-                timeline.done = clock.now
+                timeline.doneAt = .now
                 return Response(
                     status: answer.status, reason: answer.reason, headers: answer.headers, body: body, url: answer.url,
                     attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
@@ -544,20 +545,19 @@ final class RequestExecution: Sendable {
     /// after a failure (all of them are tried when every one is cooling down). Only a resolve or connect
     /// failure moves on to the next target.
     nonisolated(nonsending) private func send(
-        _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousClock.Instant,
+        _ request: Request, url: HTTPURL, headers: HTTPHeaders, route: Route, deadline: ContinuousInstant,
         attempt: Int, tried: inout [String]
     ) async -> Result<AttemptExchange, CourierError> {
-        let clock = ContinuousClock()
         var all: [(HostAddress?, String)] = []
         all.reserveCapacity(1 + route.fallbacks.count)
-        all.append((nil, HostAddress(host: url.host, port: url.port).description))
+        all.append((nil, HostAddress.label(host: url.host, port: url.port)))
         for fallback in route.fallbacks {
-            all.append((fallback, HostAddress(host: fallback.host, port: fallback.port ?? url.port).description))
+            all.append((fallback, HostAddress.label(host: fallback.host, port: fallback.port ?? url.port)))
         }
         // A lone target is tried whether or not it is cooling down: nothing to filter (the usual case).
         var candidates = all
         if all.count > 1 {
-            let now = clock.now
+            let now = ContinuousInstant.now
             candidates = all.filter { !service.isCoolingDown($0.1, now: now) }
         }
         if candidates.isEmpty {
@@ -569,7 +569,7 @@ final class RequestExecution: Sendable {
         }
         var last: CourierError?
         for (index, (target, label)) in candidates.enumerated() {
-            let remaining = deadline - clock.now
+            let remaining = deadline - .now
             guard remaining > .zero else {
                 return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
             }
@@ -588,7 +588,8 @@ final class RequestExecution: Sendable {
                 method: request.method, url: url, headers: trace.outgoing(headers, url: url, route: route), body: body,
                 // Redirects are the loader's to follow (below), hop by hop through the policy: never the client's.
                 timeouts: timeouts, maxRedirects: 0, connectTo: target, userAgent: service.userAgent,
-                tls: route.serviceName == nil ? nil : route.tls.overlaid(on: service.client.configuration.tls)
+                // Only an https URL's connection is keyed and built with TLS settings.
+                tls: route.serviceName == nil || url.scheme != "https" ? nil : route.tls.overlaid(on: service.client.configuration.tls)
             )
             do {
                 let exchange: AttemptExchange
@@ -603,7 +604,7 @@ final class RequestExecution: Sendable {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
                 trace(attempt, .unreachable(target: label, error: error))
-                service.markFailed(label, now: clock.now)
+                service.markFailed(label, now: .now)
                 if index == candidates.count - 1 { return .failure(error) }
             }
         }
@@ -711,9 +712,9 @@ final class RequestExecution: Sendable {
 
     // MARK: - Helpers
 
-    nonisolated(nonsending) static func sleep(until instant: ContinuousClock.Instant, url: String) async throws(CourierError) {
+    nonisolated(nonsending) static func sleep(until instant: ContinuousInstant, url: String) async throws(CourierError) {
         do {
-            try await CancellationScope.sleep(until: instant)
+            try await CancellationScope.sleep(until: instant.instant)
         } catch {
             throw CourierError(.cancelled, "the request was cancelled", url: url)
         }
@@ -723,7 +724,7 @@ final class RequestExecution: Sendable {
     /// when the plugin never answers.
     static func authorise(
         _ request: AuthorisationRequest, with authoriser: any Authoriser, instance: AuthoriserInstance,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousInstant
     ) async throws(CourierError) -> AuthorisationRequest {
         let url = request.url.description
         let name = instance.name
@@ -743,7 +744,7 @@ final class RequestExecution: Sendable {
     /// other calls are: the load stops waiting for a plugin that never returns, and on cancellation.
     static func reportRefused(
         _ request: AuthorisationRequest, to authoriser: any Authoriser, instance: AuthoriserInstance,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousInstant
     ) async throws(CourierError) {
         let name = instance.name
         _ = try await race(
@@ -758,7 +759,7 @@ final class RequestExecution: Sendable {
     /// Waits for a (shared) refresh, bounded by the authoriser's timeout and the deadline.
     static func awaitRefresh(
         _ refresh: Task<Result<Void, CourierError>, Never>, instance: AuthoriserInstance,
-        deadline: ContinuousClock.Instant, url: String
+        deadline: ContinuousInstant, url: String
     ) async throws(CourierError) {
         let name = instance.name
         _ = try await race(timeout: min(instance.timeout, deadline - .now), url: url, what: "authoriser '\(name)' did not refresh") {

@@ -64,7 +64,7 @@ final class RequestInstrumentation: Sendable {
         var sends = 0
         /// Query item names an authoriser added or changed (lower-cased): redacted from every `url.full`.
         var secretNames: Set<String> = []
-        var started: ContinuousClock.Instant = .now
+        var started = ContinuousInstant.now
         var firstByte: Duration?
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -156,16 +156,36 @@ final class RequestInstrumentation: Sendable {
         }
     }
 
-    func handle(_ event: LoaderEvent) {
+    /// An event of the request's, as its ``LoaderEvent`` would carry it: `at` is when it happened (nil: now, read
+    /// only where it is needed). No `LoaderEvent` is made unless a log line quotes one.
+    func handle(_ attempt: Int, _ kind: LoaderEvent.Kind, at: ContinuousInstant? = nil) {
+        let event = Event(request: number, url: url, attempt: attempt, kind: kind, at: at)
         state.withLock { s in handle(event, &s) }
+    }
+
+    /// `event`, when a trace observer has made it already.
+    func handle(_ event: LoaderEvent) {
+        handle(event.attempt, event.kind, at: ContinuousInstant(event.at))
+    }
+
+    /// What `handle` derives from: a ``LoaderEvent``'s fields, its instant read only on demand.
+    private struct Event {
+        let request: UInt64
+        let url: String
+        let attempt: Int
+        let kind: LoaderEvent.Kind
+        let at: ContinuousInstant?
+
+        var instant: ContinuousInstant { at ?? .now }
+        var summary: String { LoaderEvent(request: request, url: url, attempt: attempt, at: instant.instant, kind: kind).summary }
     }
 
     // MARK: - Deriving
 
-    private func handle(_ event: LoaderEvent, _ s: inout State) {
+    private func handle(_ event: Event, _ s: inout State) {
         switch event.kind {
         case .started:
-            s.started = event.at
+            s.started = event.instant
             log(s.logger, .trace, "load started", event, ["url.full": "\(plainFullURL)", "http.request.method": "\(method)"])
 
         case .rateLimited(_, let wait):
@@ -256,7 +276,7 @@ final class RequestInstrumentation: Sendable {
         }
     }
 
-    private func finish(_ event: LoaderEvent, status: Int?, error: CourierError?, _ s: inout State) {
+    private func finish(_ event: Event, status: Int?, error: CourierError?, _ s: inout State) {
         let statusClass = LoaderMetrics.statusClass(status)
         log(s.logger, .debug, error.map { "load failed: \($0.kind)" } ?? "load finished: status \(status ?? 0)", event, {
             var metadata: Logger.Metadata = ["courier.attempts": "\(event.attempt)"]
@@ -266,7 +286,7 @@ final class RequestInstrumentation: Sendable {
         }())
         metrics?.finished(
             service: s.service, endpoint: s.endpoint, method: method.rawValue, statusClass: statusClass,
-            attempts: event.attempt, duration: event.at - s.started, firstByte: s.firstByte, bytesSent: s.bytesSent,
+            attempts: event.attempt, duration: event.instant - s.started, firstByte: s.firstByte, bytesSent: s.bytesSent,
             bytesReceived: s.bytesReceived
         )
         guard let load = s.load else { return }
@@ -340,7 +360,7 @@ final class RequestInstrumentation: Sendable {
     /// Logs through `logger` (the request's, nil when its level is above `debug`). Takes the logger, not the
     /// whole state: a `State` argument would be a copy of every field, for every event.
     private func log(
-        _ logger: Logger?, _ level: Logger.Level, _ message: @autoclosure () -> String, _ event: LoaderEvent,
+        _ logger: Logger?, _ level: Logger.Level, _ message: @autoclosure () -> String, _ event: Event,
         _ metadata: @autoclosure () -> Logger.Metadata = [:]
     ) {
         guard let logger, logger.logLevel <= level else { return }

@@ -3,7 +3,14 @@
 /// phases of the last attempt.
 public struct ResponseTimeline: Hashable, Sendable {
     /// When the loader accepted the request.
-    public var queued: ContinuousClock.Instant
+    public var queued: ContinuousClock.Instant {
+        get { queuedAt.instant }
+        set { queuedAt = ContinuousInstant(newValue) }
+    }
+    /// ``queued`` and ``done`` as stored: a `ContinuousClock.Instant` would make the timeline, and so every
+    /// `Response`, a value of non-fixed size to the compiler (see `ContinuousInstant`).
+    var queuedAt: ContinuousInstant
+    var doneAt: ContinuousInstant
     /// Time spent waiting for the rate limiter, summed over attempts.
     public var rateLimitWait: Duration = .zero
     /// Time spent waiting for the authoriser (refreshes included), summed over attempts.
@@ -22,14 +29,21 @@ public struct ResponseTimeline: Hashable, Sendable {
     /// From sending the last attempt to its first response byte.
     public var firstByte: Duration?
     /// When the loader finished with the request.
-    public var done: ContinuousClock.Instant
+    public var done: ContinuousClock.Instant {
+        get { doneAt.instant }
+        set { doneAt = ContinuousInstant(newValue) }
+    }
 
     /// A timeline that starts when the request was queued; the loader fills in the rest as the load goes.
     public init(queued: ContinuousClock.Instant) {
-        self.queued = queued
-        self.done = queued
+        self.init(queued: ContinuousInstant(queued))
+    }
+
+    init(queued: ContinuousInstant) {
+        self.queuedAt = queued
+        self.doneAt = queued
     }
 
     /// From queued to done.
-    public var total: Duration { done - queued }
+    public var total: Duration { doneAt - queuedAt }
 }

@@ -9,7 +9,9 @@ public struct HTTPRequest: Sendable {
         case bytes([UInt8])
         /// A streamed body of unknown length, sent chunked. It can be sent only once: a 307/308 redirect or a
         /// retry of such a request fails instead of sending a partial body.
-        case stream(AsyncThrowingStream<[UInt8], any Error>)
+        /// Indirect: `AsyncThrowingStream` is not frozen, and as a plain payload it would make every `HTTPRequest` a
+        /// value of non-fixed size to the compiler (see `ContinuousInstant`).
+        indirect case stream(AsyncThrowingStream<[UInt8], any Error>)
 
         var isReplayable: Bool {
             if case .stream = self { return false }

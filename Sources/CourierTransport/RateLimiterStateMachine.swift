@@ -10,9 +10,10 @@ import CourierCore
 ///
 /// Pure: the caller passes the current instant and sleeps until the returned admission time.
 public struct RateLimiterStateMachine: Sendable {
+    /// Held fixed-size (see `ContinuousInstant`): the loader admits every request here.
     private struct KeyState: Sendable {
-        var tat: ContinuousClock.Instant
-        var pausedUntil: ContinuousClock.Instant?
+        var tat: ContinuousInstant
+        var pausedUntil: ContinuousInstant?
     }
 
     private var keys: [String: KeyState] = [:]
@@ -23,27 +24,42 @@ public struct RateLimiterStateMachine: Sendable {
     /// Reserves the next slot for `key`. Returns the instant at which the request may go (`now` when it may
     /// go at once). With no limit only a server pause applies.
     public mutating func admit(key: String, limit: RateLimit?, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        admit(key: key, limit: limit, now: ContinuousInstant(now)).instant
+    }
+
+    /// ``admit(key:limit:now:)`` in the loader's instants.
+    package mutating func admit(key: String, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
         sweepIfNeeded(now: now)
+        guard let limit, limit.requestsPerSecond > 0 else {
+            // No limit: only a server pause applies, and a key that has none keeps no state.
+            guard let paused = keys[key]?.pausedUntil else { return now }
+            if paused > now { return paused }
+            keys[key]?.pausedUntil = nil
+            return now
+        }
         var state = keys[key] ?? KeyState(tat: now, pausedUntil: nil)
         var at = now
         if let paused = state.pausedUntil {
             if paused > now { at = paused } else { state.pausedUntil = nil }
         }
-        if let limit, limit.requestsPerSecond > 0 {
-            let interval = Duration.seconds(1 / limit.requestsPerSecond)
-            let tolerance = interval * Double(max(0, limit.burst - 1))
-            let earliest = state.tat - tolerance
-            if earliest > at { at = earliest }
-            // Each admission consumes one emission interval from the later of TAT and the admission time, so a
-            // pause does not let a whole burst through at once when it ends.
-            state.tat = max(state.tat, at) + interval
-        }
+        let interval = Duration.seconds(1 / limit.requestsPerSecond)
+        let tolerance = interval * Double(max(0, limit.burst - 1))
+        let earliest = state.tat - tolerance
+        if earliest > at { at = earliest }
+        // Each admission consumes one emission interval from the later of TAT and the admission time, so a
+        // pause does not let a whole burst through at once when it ends.
+        state.tat = max(state.tat, at) + interval
         keys[key] = state
         return at
     }
 
     /// Pauses `key` until `until` (a Retry-After); never shortens an existing pause.
     public mutating func pause(key: String, until: ContinuousClock.Instant) {
+        pause(key: key, until: ContinuousInstant(until))
+    }
+
+    /// ``pause(key:until:)`` in the loader's instants.
+    package mutating func pause(key: String, until: ContinuousInstant) {
         var state = keys[key] ?? KeyState(tat: until, pausedUntil: nil)
         if let existing = state.pausedUntil, existing >= until { return }
         state.pausedUntil = until
@@ -51,13 +67,13 @@ public struct RateLimiterStateMachine: Sendable {
     }
 
     /// The instant a key is paused until, if any.
-    public func pausedUntil(key: String) -> ContinuousClock.Instant? { keys[key]?.pausedUntil }
+    public func pausedUntil(key: String) -> ContinuousClock.Instant? { keys[key]?.pausedUntil?.instant }
 
     /// Number of keys with state (for tests and metrics).
     public var trackedKeys: Int { keys.count }
 
     /// Drops keys whose bucket is full again and whose pause is over, so memory follows active keys only.
-    private mutating func sweepIfNeeded(now: ContinuousClock.Instant) {
+    private mutating func sweepIfNeeded(now: ContinuousInstant) {
         admissionsSinceSweep += 1
         guard admissionsSinceSweep >= 4096 else { return }
         admissionsSinceSweep = 0

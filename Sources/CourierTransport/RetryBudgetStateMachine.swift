@@ -14,21 +14,36 @@ public struct RetryBudgetStateMachine: Sendable {
     private var requests = [Int](repeating: 0, count: buckets)
     private var retries = [Int](repeating: 0, count: buckets)
     private var currentSlot: Int64?
-    private let origin: ContinuousClock.Instant
+    /// Held fixed-size (see `ContinuousInstant`): the loader asks the budget on every request.
+    private let origin: ContinuousInstant
 
     public init(budget: RetryPolicy.Budget, origin: ContinuousClock.Instant) {
+        self.init(budget: budget, origin: ContinuousInstant(origin))
+    }
+
+    package init(budget: RetryPolicy.Budget, origin: ContinuousInstant) {
         self.budget = budget
         self.origin = origin
     }
 
     /// Records a first attempt.
     public mutating func recordRequest(now: ContinuousClock.Instant) {
+        recordRequest(now: ContinuousInstant(now))
+    }
+
+    /// Records a first attempt (the loader's form).
+    package mutating func recordRequest(now: ContinuousInstant) {
         let i = advance(to: now)
         requests[i] += 1
     }
 
     /// Asks for one retry; when it fits the budget it is recorded and true is returned.
     public mutating func tryRetry(now: ContinuousClock.Instant) -> Bool {
+        tryRetry(now: ContinuousInstant(now))
+    }
+
+    /// Asks for one retry now (the loader's form).
+    package mutating func tryRetry(now: ContinuousInstant) -> Bool {
         let i = advance(to: now)
         let totalRequests = requests.reduce(0, +)
         let totalRetries = retries.reduce(0, +)
@@ -38,10 +53,19 @@ public struct RetryBudgetStateMachine: Sendable {
         return true
     }
 
+    /// A bucket's length in nanoseconds.
+    private static let bucketNanoseconds = nanoseconds(window) / Int64(buckets)
+
+    private static func nanoseconds(_ d: Duration) -> Int64 {
+        let (seconds, attoseconds) = d.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
     /// Moves the window to `now`, clearing buckets that fell out of it; returns the current bucket.
-    private mutating func advance(to now: ContinuousClock.Instant) -> Int {
-        let bucketLength = RetryBudgetStateMachine.window / RetryBudgetStateMachine.buckets
-        let slot = Int64((now - origin) / bucketLength)
+    private mutating func advance(to now: ContinuousInstant) -> Int {
+        // Whole buckets since the origin, truncated toward zero, in integers (a `Duration` quotient is a
+        // 128-bit division and a `Double`).
+        let slot = Self.nanoseconds(now - origin) / Self.bucketNanoseconds
         let n = RetryBudgetStateMachine.buckets
         if let current = currentSlot {
             if slot - current >= Int64(n) {

@@ -8,7 +8,7 @@ import Testing
 /// The cache stage of the load state machine as traces: what a lookup's finding, a 304, a failing origin and
 /// the offline switch lead to. No server, no clock, no disk.
 @Suite struct LoadStateMachineCacheTests {
-    let t0 = ContinuousClock.now
+    let t0 = ContinuousInstant.now
 
     func machine(
         _ role: LoadStateMachine.CacheRole = .lookUp(forceRevalidation: false, onlyIfCached: false), offline: Bool = false,

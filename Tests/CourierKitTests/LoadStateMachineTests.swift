@@ -7,7 +7,7 @@ import Testing
 /// The load's decisions as traces of events and actions, with instants as parameters and a seeded generator:
 /// no server, no clock, no sleep.
 @Suite struct LoadStateMachineTests {
-    let t0 = ContinuousClock.now
+    let t0 = ContinuousInstant.now
 
     func policy(respectRetryAfter: Bool = true) -> RetryPolicy {
         var p = RetryPolicy.builtIn

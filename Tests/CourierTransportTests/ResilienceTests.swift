@@ -41,6 +41,18 @@ import Testing
         do { let r = limiter.admit(key: "k", limit: limit, now: t0); #expect(r == t0 + .seconds(2)) }
         do { let r = limiter.admit(key: "k", limit: nil, now: t0 + .seconds(3)); #expect(r == t0 + .seconds(3)) }
     }
+
+    @Test func anUnlimitedKeyKeepsNoStateButHonoursAPause() {
+        var limiter = RateLimiterStateMachine()
+        for i in 0..<50 { _ = limiter.admit(key: "k\(i)", limit: nil, now: t0) }
+        #expect(limiter.trackedKeys == 0)
+        limiter.pause(key: "k1", until: t0 + .seconds(2))
+        do { let r = limiter.admit(key: "k1", limit: nil, now: t0 + .seconds(1)); #expect(r == t0 + .seconds(2)) }
+        do { let r = limiter.admit(key: "k2", limit: nil, now: t0 + .seconds(1)); #expect(r == t0 + .seconds(1)) }
+        // Once the pause is over it is forgotten.
+        do { let r = limiter.admit(key: "k1", limit: nil, now: t0 + .seconds(3)); #expect(r == t0 + .seconds(3)) }
+        #expect(limiter.pausedUntil(key: "k1") == nil)
+    }
 }
 
 @Suite struct RetryAfterTests {
