@@ -113,6 +113,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// Appends a field line, keeping any existing ones with the same name.
     public mutating func add(name: String, value: String) {
+        makeRoom(forBytes: name.utf8.count + value.utf8.count)
         let nameStart = UInt32(storage.count)
         storage.append(contentsOf: name.utf8)
         let valueStart = UInt32(storage.count)
@@ -123,11 +124,19 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     /// Appends a field line from raw bytes (a parser's fast path: no `String` is made). The bytes are stored as
     /// given; the caller has validated them.
     public mutating func add(nameBytes: UnsafeBufferPointer<UInt8>, valueBytes: UnsafeBufferPointer<UInt8>) {
+        makeRoom(forBytes: nameBytes.count + valueBytes.count)
         let nameStart = UInt32(storage.count)
         storage.append(contentsOf: nameBytes)
         let valueStart = UInt32(storage.count)
         storage.append(contentsOf: valueBytes)
         entries.append(Entry(nameStart: nameStart, nameEnd: valueStart, valueStart: valueStart, valueEnd: UInt32(storage.count)))
+    }
+
+    /// Grows the storage once for a field's name and value together (appending them one by one grew it twice
+    /// for the first field), keeping the array's doubling so that many fields still cost amortised linear time.
+    private mutating func makeRoom(forBytes count: Int) {
+        let needed = storage.count + count
+        if needed > storage.capacity { storage.reserveCapacity(Swift.max(needed, 2 * storage.capacity)) }
     }
 
     /// Continues the last field's value with one SP and `bytes`: a parser replacing an obs-fold with SP (RFC 9112

@@ -83,6 +83,13 @@ final class RequestInstrumentation: Sendable {
         self.method = method
         self.metrics = metrics
         self.tracer = tracer
+        // Made by a function, so that the state moves into the lock rather than being copied from a local.
+        state = Mutex(Self.initialState(number: number, method: method, logger: logger, tracer: tracer, parent: parent))
+    }
+
+    private static func initialState(
+        number: UInt64, method: HTTPMethod, logger: Logger?, tracer: (any Tracer)?, parent: InstrumentationContext?
+    ) -> State {
         var initial = State()
         if var logger {
             logger[metadataKey: "courier.request"] = "\(number)"
@@ -92,7 +99,7 @@ final class RequestInstrumentation: Sendable {
             // Its attributes come with the route, and reach it when it ends.
             initial.load = tracer.startSpan(method.rawValue, context: parent, ofKind: .client)
         }
-        state = Mutex(initial)
+        return initial
     }
 
     // MARK: - Fed by LoaderTracer
