@@ -49,13 +49,26 @@ final class LoaderMetrics: Sendable {
         var service, endpoint, method, statusClass: String
     }
 
-    private struct RequestHandlers {
-        var requests: any CounterHandler
-        var attempts: any CounterHandler
-        var duration: any TimerHandler
-        var timeToFirstByte: any TimerHandler
-        var bytesSent: any CounterHandler
-        var bytesReceived: any CounterHandler
+    /// A class: taken out of the table with one reference count, not one per handler.
+    private final class RequestHandlers: Sendable {
+        let requests: any CounterHandler
+        let attempts: any CounterHandler
+        let duration: any TimerHandler
+        let timeToFirstByte: any TimerHandler
+        let bytesSent: any CounterHandler
+        let bytesReceived: any CounterHandler
+
+        init(
+            requests: any CounterHandler, attempts: any CounterHandler, duration: any TimerHandler,
+            timeToFirstByte: any TimerHandler, bytesSent: any CounterHandler, bytesReceived: any CounterHandler
+        ) {
+            self.requests = requests
+            self.attempts = attempts
+            self.duration = duration
+            self.timeToFirstByte = timeToFirstByte
+            self.bytesSent = bytesSent
+            self.bytesReceived = bytesReceived
+        }
     }
 
     /// Records a finished request's figures.
