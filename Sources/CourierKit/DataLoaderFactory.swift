@@ -17,7 +17,8 @@ public final class DataLoaderFactory: Sendable {
     let context: AuthoriserContext
     /// Who this factory's user is to the HTTP cache (see ``DataLoaderService/makeFactory(environment:cacheIdentity:)``).
     let cacheIdentity: String
-    private let offline = Mutex(false)
+    /// An atomic, not a lock: every load reads it.
+    private let offline = Atomic<Bool>(false)
     private let authorisers = Mutex<[AuthoriserInstance: AuthoriserSlot]>([:])
 
     init(service: DataLoaderService, environment: [String: String], cacheIdentity: String) {
@@ -33,8 +34,8 @@ public final class DataLoaderFactory: Sendable {
     /// stale one without `must-revalidate` or `no-cache`), or fails at once with an `offline` error. Requests
     /// already in flight finish.
     public var isOffline: Bool {
-        get { offline.withLock { $0 } }
-        set { offline.withLock { $0 = newValue } }
+        get { offline.load(ordering: .acquiring) }
+        set { offline.store(newValue, ordering: .releasing) }
     }
 
     /// Makes a loader for one view; its requests are cancelled when it is cancelled or freed.

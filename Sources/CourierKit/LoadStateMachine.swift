@@ -118,7 +118,9 @@ struct LoadStateMachine {
     }
 
     private var planner: RetryPlanner
-    private let retry: RetryPolicy
+    /// The route's Retry-After rules (the rest of its retry policy is the planner's).
+    private let retryAfterCap: Duration
+    private let respectsRetryAfter: Bool
     private let deadline: ContinuousInstant
     private let hasAuthoriser: Bool
     private var state = State.admitting
@@ -144,7 +146,8 @@ struct LoadStateMachine {
         cache: CacheRole = .none, offline: Bool = false
     ) {
         self.planner = RetryPlanner(retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline)
-        self.retry = retry
+        self.retryAfterCap = retry.retryAfterCap
+        self.respectsRetryAfter = retry.respectRetryAfter
         self.deadline = deadline
         self.hasAuthoriser = hasAuthoriser
         self.cacheRole = cache
@@ -260,10 +263,10 @@ struct LoadStateMachine {
         var actions: [Action] = []
         var wait: Duration?
         if status >= 300, let requested {
-            let capped = min(requested, retry.retryAfterCap)
+            let capped = min(requested, retryAfterCap)
             retryAfter = capped
-            actions.append(.noteRetryAfter(requested: requested, applied: retry.respectRetryAfter ? capped : .zero))
-            if retry.respectRetryAfter {
+            actions.append(.noteRetryAfter(requested: requested, applied: respectsRetryAfter ? capped : .zero))
+            if respectsRetryAfter {
                 actions.append(.pauseEndpoint(until: now + capped))
                 wait = capped
             }
