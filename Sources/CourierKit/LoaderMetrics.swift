@@ -1,4 +1,5 @@
 import CoreMetrics
+import CourierCore
 import Synchronization
 
 /// The loader's metrics: their names, and the recording of one value through the service's `MetricsFactory`.
@@ -95,8 +96,8 @@ final class LoaderMetrics: Sendable {
         }
         handlers.requests.increment(by: 1)
         if attempts > 0 { handlers.attempts.increment(by: Int64(attempts)) }
-        handlers.duration.recordNanoseconds(Self.nanoseconds(duration))
-        if let firstByte { handlers.timeToFirstByte.recordNanoseconds(Self.nanoseconds(firstByte)) }
+        handlers.duration.recordNanoseconds(duration.nanosecondsClamped)
+        if let firstByte { handlers.timeToFirstByte.recordNanoseconds(firstByte.nanosecondsClamped) }
         if bytesSent > 0 { handlers.bytesSent.increment(by: bytesSent) }
         if bytesReceived > 0 { handlers.bytesReceived.increment(by: bytesReceived) }
     }
@@ -106,13 +107,9 @@ final class LoaderMetrics: Sendable {
     }
 
     func time(_ label: String, _ dimensions: [(String, String)], _ duration: Duration) {
-        factory.makeTimer(label: label, dimensions: dimensions).recordNanoseconds(Self.nanoseconds(duration))
+        factory.makeTimer(label: label, dimensions: dimensions).recordNanoseconds(duration.nanosecondsClamped)
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 
     /// `2xx` for 204, `error` for no status.
     static func statusClass(_ status: Int?) -> String {

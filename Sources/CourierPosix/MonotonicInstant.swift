@@ -1,3 +1,5 @@
+import CourierCore
+
 /// A point on the monotonic clock (`CLOCK_MONOTONIC`), in nanoseconds.
 ///
 /// Timers, deadlines and the Happy Eyeballs machine use it. Tests build instants from plain numbers, so the
@@ -43,16 +45,4 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     }
 
     public var description: String { "\(nanoseconds)ns" }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, clamped to `Int64`.
-    var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        if overflow2 { return seconds < 0 ? .min : .max }
-        return sum
-    }
 }

@@ -54,18 +54,13 @@ public struct RetryBudgetStateMachine: Sendable {
     }
 
     /// A bucket's length in nanoseconds.
-    private static let bucketNanoseconds = nanoseconds(window) / Int64(buckets)
-
-    private static func nanoseconds(_ d: Duration) -> Int64 {
-        let (seconds, attoseconds) = d.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
+    private static let bucketNanoseconds = window.nanosecondsClamped / Int64(buckets)
 
     /// Moves the window to `now`, clearing buckets that fell out of it; returns the current bucket.
     private mutating func advance(to now: ContinuousInstant) -> Int {
         // Whole buckets since the origin, truncated toward zero, in integers (a `Duration` quotient is a
         // 128-bit division and a `Double`).
-        let slot = Self.nanoseconds(now - origin) / Self.bucketNanoseconds
+        let slot = (now - origin).nanosecondsClamped / Self.bucketNanoseconds
         let n = RetryBudgetStateMachine.buckets
         if let current = currentSlot {
             if slot - current >= Int64(n) {
