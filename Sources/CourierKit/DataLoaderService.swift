@@ -231,11 +231,7 @@ public final class DataLoaderService: Sendable {
 
     /// Reserves a rate-limit slot for `key`; returns when the request may go.
     func admit(key: EndpointKey, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
-        limiter.withLock { machine in
-            // Without a limit only a Retry-After pause applies: no key's text to build while no key has state.
-            if limit == nil, machine.trackedKeys == 0 { return now }
-            return machine.admit(key: key.description, limit: limit, now: now)
-        }
+        limiter.withLock { $0.admit(key: key.description, limit: limit, now: now) }
     }
 
     /// Pauses `key` until `until` (a Retry-After).

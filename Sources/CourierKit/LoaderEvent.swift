@@ -78,7 +78,10 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
     }
 
     /// The event in words, without the request number.
-    public var summary: String {
+    public var summary: String { Self.summary(of: kind, url: url) }
+
+    /// The words of an event of `kind` on a request for `url` (what ``summary`` says).
+    static func summary(of kind: Kind, url: String) -> String {
         switch kind {
         case .started(let method, let service):
             return "\(method) \(url) (service \(service ?? "<defaults>"))"

@@ -166,7 +166,7 @@ final class RequestInstrumentation: Sendable {
     /// An event of the request's, as its ``LoaderEvent`` would carry it: `at` is when it happened (nil: now, read
     /// only where it is needed). No `LoaderEvent` is made unless a log line quotes one.
     func handle(_ attempt: Int, _ kind: LoaderEvent.Kind, at: ContinuousInstant? = nil) {
-        let event = Event(request: number, url: url, attempt: attempt, kind: kind, at: at)
+        let event = Event(url: url, attempt: attempt, kind: kind, at: at)
         state.withLock { s in handle(event, &s) }
     }
 
@@ -177,14 +177,13 @@ final class RequestInstrumentation: Sendable {
 
     /// What `handle` derives from: a ``LoaderEvent``'s fields, its instant read only on demand.
     private struct Event {
-        let request: UInt64
         let url: String
         let attempt: Int
         let kind: LoaderEvent.Kind
         let at: ContinuousInstant?
 
         var instant: ContinuousInstant { at ?? .now }
-        var summary: String { LoaderEvent(request: request, url: url, attempt: attempt, at: instant.instant, kind: kind).summary }
+        var summary: String { LoaderEvent.summary(of: kind, url: url) }
     }
 
     // MARK: - Deriving

@@ -27,16 +27,20 @@ public struct RateLimiterStateMachine: Sendable {
         admit(key: key, limit: limit, now: ContinuousInstant(now)).instant
     }
 
-    /// ``admit(key:limit:now:)`` in the loader's instants.
-    package mutating func admit(key: String, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
+    /// ``admit(key:limit:now:)`` in the loader's instants. `key` is made only when it is looked up: without a
+    /// limit, not while no key has state.
+    package mutating func admit(key makeKey: @autoclosure () -> String, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
         sweepIfNeeded(now: now)
         guard let limit, limit.requestsPerSecond > 0 else {
             // No limit: only a server pause applies, and a key that has none keeps no state.
+            guard !keys.isEmpty else { return now }
+            let key = makeKey()
             guard let paused = keys[key]?.pausedUntil else { return now }
             if paused > now { return paused }
             keys[key]?.pausedUntil = nil
             return now
         }
+        let key = makeKey()
         var state = keys[key] ?? KeyState(tat: now, pausedUntil: nil)
         var at = now
         if let paused = state.pausedUntil {
