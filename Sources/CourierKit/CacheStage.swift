@@ -24,7 +24,7 @@ struct CacheStage: Sendable {
     /// The stored response `request` may use and the state machine's view of it; nil when there is none.
     /// `revalidating`: a background revalidation, which revalidates even a fresh response.
     func lookUp(method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders, revalidating: Bool) async throws(CourierError)
-        -> (HTTPCache.Lookup, LoadStateMachine.CacheFinding)?
+        -> (HTTPCache.Lookup, LoadCacheFinding)?
     {
         let lookup: HTTPCache.Lookup?
         do {
@@ -38,7 +38,7 @@ struct CacheStage: Sendable {
         guard let lookup else { return nil }
         let request = lookup.requestControl
         let response = lookup.stored.cacheControl
-        let finding = LoadStateMachine.CacheFinding(
+        let finding = LoadCacheFinding(
             decision: lookup.decision,
             isFresh: lookup.freshness.isFresh,
             staleIfError: ReuseDecision.staleIfErrorAllows(freshness: lookup.freshness, request: request, response: response),

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTransport
 
 /// The data loader a view or view model owns: it loads requests through the policy of its service, for the
 /// user of its factory. All its requests in flight are cancelled by ``cancelAll()`` and when it is freed; their
@@ -65,7 +66,7 @@ public final class DataLoader: Sendable {
         let channel = LoadChannel()
         let id = tracker.start(execution(request, events: channel), deliver: channel.finish)
         let handle = LoadHandle(id: id, tracker: tracker, request: request)
-        let limit = factory.service.client.configuration.maxBodyBytes
+        let limit = factory.service.maxBodyBytes
         Task {
             await DataLoader.drive(channel, handle: handle, delegate: delegate, bodyLimit: limit)
         }
@@ -89,34 +90,31 @@ public final class DataLoader: Sendable {
         _ channel: LoadChannel, handle: LoadHandle, delegate: any DataLoaderDelegate, bodyLimit: Int
     ) async {
         let chunks = handle.request.deliversChunks
-        var body: [UInt8] = []
-        var overflowed = false
+        var body = BoundedBody(limit: bodyLimit)
         do {
             while let event = try await channel.next() {
                 switch event {
                 case .response(let head):
-                    body.removeAll()
+                    body.reset()
                     delegate.didReceiveInitialResponse(head, for: handle)
                 case .chunk(let bytes):
                     if chunks {
                         delegate.didReceiveDataChunk(bytes, for: handle)
-                    } else if !overflowed {
-                        guard body.count + bytes.count <= bodyLimit else {
+                    } else if !body.overflowed {
+                        guard body.append(bytes) else {
                             // The outcome is this error (the first one wins), then the request stops.
-                            overflowed = true
                             channel.finish(.failure(CourierError(
                                 .bodyTooLarge, "the body is larger than \(bodyLimit) bytes", url: handle.request.url
                             )))
                             handle.cancel()
                             continue
                         }
-                        body.append(contentsOf: bytes)
                     }
                 case .retrying(let attempt, let reason):
-                    body.removeAll()
+                    body.reset()
                     delegate.willRetry(handle, attempt: attempt, reason: reason)
                 case .finished(var response):
-                    if !chunks { response.body = body }
+                    if !chunks { response.body = body.bytes }
                     if let error = response.error {
                         delegate.didReceiveErrorResponse(response, error: error, for: handle)
                     } else {

@@ -50,7 +50,7 @@ public final class DataLoaderFactory: Sendable {
             if let existing = table[instance] { return .success(existing) }
             do {
                 let slot = AuthoriserSlot(
-                    authoriser: try service.registry.makeAuthoriser(for: instance, context: context), name: instance.name
+                    authoriser: try service.registry.makeAuthoriser(for: instance, context: context), instance: instance
                 )
                 table[instance] = slot
                 return .success(slot)

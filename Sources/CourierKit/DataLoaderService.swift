@@ -31,6 +31,11 @@ public final class DataLoaderService: Sendable {
 
     let client: HTTPClient
     let ownsClient: Bool
+    /// How many redirects a load follows (each hop routed through the policy again) before it fails; 0 follows
+    /// none.
+    let maxRedirects: Int
+    /// The largest body a load reads whole (``DataLoader/load(_:)`` and delegates that do not take chunks).
+    let maxBodyBytes: Int
     /// The loads in flight, for a graceful shutdown (``shutdown(gracePeriod:)``).
     let loads = InFlightLoads()
     let environment: [String: String]
@@ -100,6 +105,8 @@ public final class DataLoaderService: Sendable {
         self.environment = environment
         self.client = client ?? DataLoaderService.makeOwnClient(logger: logger, metricsFactory: metricsFactory)
         self.ownsClient = client == nil
+        // The transport's limits are the loader's too, taken once here.
+        (self.maxRedirects, self.maxBodyBytes) = (self.client.configuration.maxRedirects, self.client.configuration.maxBodyBytes)
         self.fallbackCooldown = fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }

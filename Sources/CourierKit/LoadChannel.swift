@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTransport
 import Synchronization
 
 /// Carries a streamed request's events from its execution to the one consumer, with backpressure: the
@@ -99,6 +100,53 @@ final class LoadChannel: Sendable {
                     if ready { continuation.resume() }
                 }
             }
+        }
+    }
+
+    // MARK: - Delivering a response
+
+    /// Delivers a final attempt's head and body at the consumer's pace. Returns the exchange's figures and, when
+    /// `keeping` is given, the body if it is no larger than that (for the cache); or the failure (`cancelled`
+    /// when the consumer is gone).
+    nonisolated(nonsending) func deliver(_ response: StreamingResponse, attempt: Int, keeping limit: Int?) async
+        -> Result<(RequestMetrics, [UInt8]?), CourierError>
+    {
+        let url = response.url.description
+        var kept = limit.map { BoundedBody(limit: $0) }
+        let head = ResponseHead(
+            status: response.status, reason: response.head.reason, headers: response.headers, url: response.url,
+            attempt: attempt
+        )
+        guard await send(.response(head)) else {
+            response.body.cancel()
+            return .failure(CourierError(.cancelled, "the request was cancelled", url: url))
+        }
+        do {
+            while let chunk = try await response.body.nextChunk() {
+                kept?.append(chunk)
+                guard await send(.chunk(Array(chunk))) else {
+                    response.body.cancel()
+                    var error = CourierError(.cancelled, "the request was cancelled", url: url)
+                    error.bytesSent = response.body.metrics.bytesSent
+                    error.bytesReceived = response.body.metrics.bytesReceived
+                    return .failure(error)
+                }
+            }
+        } catch {
+            return .failure(error)
+        }
+        return .success((response.body.metrics, kept.flatMap { $0.overflowed ? nil : $0.bytes }))
+    }
+
+    /// Delivers a stored response: its head, then its body in chunks of at most 64 KiB.
+    func deliverStored(_ head: ResponseHead, body: [UInt8]) async throws(CourierError) {
+        let cancelled = CourierError(.cancelled, "the request was cancelled", url: head.url.description)
+        guard await send(.response(head)) else { throw cancelled }
+        var offset = 0
+        while offset < body.count {
+            let end = min(body.count, offset + 65_536)
+            guard await send(.chunk(Array(body[offset..<end]))) else { throw cancelled }
+            offset = end
         }
     }
 }

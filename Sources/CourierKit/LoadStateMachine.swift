@@ -3,69 +3,46 @@ import CourierCore
 /// The decisions of one load (one hop of a request) as a pure state machine: when to wait for the rate limit, to
 /// authorise, to send; what a response or a failure leads to (a pause of the endpoint for Retry-After, one
 /// credential refresh after a 401, a retry once the service's budget agrees, a redirect, the answer, or the
-/// failure). Events in, actions out; no I/O and no clock reads (instants are parameters). ``RequestExecution``
-/// performs every action through one switch.
+/// failure). Events in, actions out; no I/O and no clock reads (instants are parameters). ``LoadHop`` performs
+/// every action through one switch.
+///
+/// Actions carry what their owner needs to perform them: the response to deliver, discard, freshen a stored
+/// response from or invalidate with, the stored response to answer with or revalidate, the redirect's next
+/// request, the failure to throw. The machine holds them between events, so its owner keeps no state beside it
+/// and guards none. They are generic, opaque payloads (`Answer`: a response whose body is still to be read;
+/// `Stored`: a cache lookup's stored response; `Hop`: a redirect's next request; `Failure`: an error), so that
+/// tests drive the machine with plain values.
 ///
 /// The HTTP cache is one stage of it (RFC 9111, decided by `CourierHTTPCache`'s rules, which the owner applies
 /// to what it finds): a lookup before the rate limit, which may answer at once (fresh, or stale where allowed)
 /// or make the request conditional; after the response, a 304 freshens the stored response, a storable one is
 /// stored, an unsafe method's invalidates; when the origin fails, a stored response inside its
 /// `stale-if-error` window answers instead; an offline load answers only from the cache.
-struct LoadStateMachine {
-    /// How the cache takes part in a load.
-    enum CacheRole: Equatable {
-        /// Not at all: no cache, or a method the cache neither answers nor invalidates.
-        case none
-        /// A `GET` or `HEAD`: look up first, store (or freshen from `HEAD`) after. `forceRevalidation`: a
-        /// background revalidation, which never answers from the cache; `onlyIfCached`: the request's
-        /// `only-if-cached`, answered 504 when nothing usable is stored.
-        case lookUp(forceRevalidation: Bool, onlyIfCached: Bool)
-        /// An unsafe method: its response invalidates the stored responses of the URL.
-        case invalidate
-    }
-
-    /// What the owner found in the cache, judged by the RFC 9111 rules at lookup time.
-    struct CacheFinding: Equatable {
-        var decision: ReuseDecision
-        var isFresh: Bool
-        /// Whether the response may be served if the origin fails (`stale-if-error`, or fresh).
-        var staleIfError: Bool
-        /// Whether an offline load may serve it (fresh, or stale without `must-revalidate` or `no-cache`).
-        var servableOffline: Bool
-        /// Whether it has a validator (`ETag`, `Last-Modified`) to revalidate with.
-        var hasValidators: Bool
-    }
-
-    /// How a stored response answers.
-    enum StoredAnswer: Equatable {
-        case hit
-        case stale(CacheEvent.StaleReason)
-        case revalidated
-    }
+struct LoadStateMachine<Answer, Stored, Hop, Failure> {
+    typealias CacheRole = LoadCacheRole
+    typealias CacheFinding = LoadCacheFinding
+    typealias StoredAnswer = LoadStoredAnswer
 
     /// What the owner must do.
-    enum Action: Equatable {
+    enum Action {
         /// Look the request up in the cache, then say ``cacheLookedUp(_:)``.
         case lookUpCache
         /// Nothing usable is stored: the request goes to the origin (for the trace).
         case cacheMiss
-        /// Make the request conditional on the stored response's validators (`If-None-Match`,
+        /// Make the request conditional on this stored response's validators (`If-None-Match`,
         /// `If-Modified-Since`).
-        case revalidate
-        /// Answer with the stored response, as `answer`.
-        case deliverStored(StoredAnswer)
-        /// Revalidate the stored response in the background (`stale-while-revalidate`), with a load of its own.
-        case revalidateInBackground
-        /// The origin answered the conditional request with 304: drop its body, freshen the stored response,
-        /// then say ``freshened(matched:)``.
-        case freshenStored
+        case revalidate(Stored)
+        /// Answer with this stored response, as `answer`.
+        case deliverStored(Stored, StoredAnswer)
+        /// Revalidate this stored response in the background (`stale-while-revalidate`), with a load of its own.
+        case revalidateInBackground(Stored)
+        /// The origin answered the conditional request with 304 (`notModified`, whose body is to be dropped):
+        /// freshen the stored response, then say ``freshened(_:)``.
+        case freshenStored(Stored, notModified: Answer)
         /// The 304 did not match the stored response: the next attempt goes without the conditions.
         case dropConditions
-        /// Store the response (when RFC 9111 allows) once its body has been read; from a `HEAD`, freshen the
-        /// stored `GET` response instead.
-        case storeResponse
         /// Invalidate the stored responses of the URL (an unsafe method's response).
-        case invalidateStored
+        case invalidateStored(Answer)
         /// The loader is offline and nothing stored answers: fail with `offline`.
         case failOffline
         /// `only-if-cached` and nothing usable is stored: answer 504 (RFC 9111 §5.2.1.7).
@@ -76,29 +53,35 @@ struct LoadStateMachine {
         case waitForRateLimit(until: ContinuousInstant)
         /// Run the route's authoriser, then say ``authorised()``.
         case authorise
-        /// Send attempt `attempt`, then say ``responseArrived(status:retryAfter:isRedirect:now:using:)`` or
-        /// ``failed(condition:cancelled:reason:now:using:)``.
+        /// Send attempt `attempt`, then say ``responseArrived(_:status:retryAfter:redirect:now:using:)`` or
+        /// ``failed(_:condition:kind:cancelled:handedOver:reason:now:using:)``.
         case send(attempt: Int)
         /// The response asked for a pause (`requested`); `applied` is what the route respects (zero: ignored).
         case noteRetryAfter(requested: Duration, applied: Duration)
         /// Pause the endpoint key until `until` (a respected Retry-After).
         case pauseEndpoint(until: ContinuousInstant)
-        /// Drop this response, have the authoriser refresh its credentials (once), then say ``refreshed()``.
+        /// Read and drop this response's body: it is not the answer (a retried status, a 401, a redirect, a 5xx a
+        /// stored response answers instead of).
+        case discard(Answer)
+        /// Have the authoriser refresh its credentials (once), then say ``refreshed()``.
         case refreshCredentials
         /// Ask the service's retry budget for a retry at `at`, then say ``budget(granted:now:)``.
         case proposeRetry(at: ContinuousInstant, reason: String)
         /// The failure or response is final for this reason (for the trace).
         case gaveUp(reason: String, why: RetryPlanner.Reason)
-        /// Drop the response (if any), tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
+        /// Tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
         case waitForRetry(until: ContinuousInstant, reason: String)
-        /// The response is a redirect to follow: the next hop is a load of its own.
-        case followRedirect
-        /// The response is the answer: deliver it (a streamed body that breaks off is a ``failed(condition:cancelled:reason:now:using:)``).
-        case deliver
+        /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own.
+        case followRedirect(Hop)
+        /// This response is the answer: read its body and deliver it (a streamed body that breaks off is a
+        /// ``failed(_:condition:kind:cancelled:handedOver:reason:now:using:)``); `store`: store it in the cache
+        /// once read, where RFC 9111 allows (from a `HEAD`, freshen `stored`, the stored `GET` response found,
+        /// instead).
+        case deliver(Answer, store: Bool, stored: Stored?)
         /// The rate limit would hold the request past its deadline.
         case failRateLimitPastDeadline
-        /// The last failure is final: throw it.
-        case fail
+        /// This failure is final: throw it.
+        case fail(Failure)
     }
 
     private enum State {
@@ -109,12 +92,20 @@ struct LoadStateMachine {
         case authorising
         case sending
         case refreshing
-        /// A retry is proposed; `outcome` is what follows if the budget refuses it.
-        case awaitingBudget(at: ContinuousInstant, reason: String, outcome: Action)
+        /// A retry is proposed; `outcome` is what follows if the budget refuses it, `dropped` the response to
+        /// discard if it grants it.
+        case awaitingBudget(at: ContinuousInstant, reason: String, outcome: Outcome, dropped: Answer?)
         case waitingForRetry
         /// The response was handed over (a streamed body may still break off and be retried).
         case delivering
         case finished
+    }
+
+    /// What a response or a failure leads to when it is not retried.
+    private enum Outcome {
+        case deliver(Answer)
+        case followRedirect(Hop, dropping: Answer)
+        case fail(Failure)
     }
 
     private var planner: RetryPlanner
@@ -133,8 +124,8 @@ struct LoadStateMachine {
     private var nextAttemptIsFree = false
     private let cacheRole: CacheRole
     private let offline: Bool
-    /// The stored response found, if any.
-    private var finding: CacheFinding?
+    /// The stored response found, if any, and how it was judged.
+    private var found: (finding: CacheFinding, stored: Stored)?
     /// Whether the current request is conditional on the stored response.
     private var revalidating = false
     /// The last response's status and the last failure's kind (what `stale-if-error` looks at).
@@ -169,17 +160,18 @@ struct LoadStateMachine {
         return beginAttempt()
     }
 
-    /// The cache lookup found `finding` (nil: nothing stored for this request, or the cache failed).
-    mutating func cacheLookedUp(_ finding: CacheFinding?) -> [Action] {
-        precondition(isIn(.lookingUp), "cacheLookedUp outside the lookup")
-        guard case .lookUp(let forceRevalidation, let onlyIfCached) = cacheRole else { preconditionFailure("no lookup role") }
-        self.finding = finding
+    /// The cache lookup found `found`, judged (nil: nothing stored for this request, or the cache failed).
+    mutating func cacheLookedUp(_ found: (finding: CacheFinding, stored: Stored)?) -> [Action] {
+        guard case .lookingUp = state, case .lookUp(let forceRevalidation, let onlyIfCached) = cacheRole else {
+            return outOfOrder("cacheLookedUp")
+        }
+        self.found = found
         if offline {
             state = .finished
-            guard let finding, finding.servableOffline else { return [.failOffline] }
-            return [.deliverStored(finding.isFresh ? .hit : .stale(.offline))]
+            guard let (finding, stored) = found, finding.servableOffline else { return [.failOffline] }
+            return [.deliverStored(stored, finding.isFresh ? .hit : .stale(.offline))]
         }
-        guard let finding else {
+        guard let (finding, stored) = found else {
             guard !onlyIfCached else {
                 state = .finished
                 return [.answerUnsatisfiable]
@@ -190,13 +182,13 @@ struct LoadStateMachine {
         switch decision {
         case .fresh:
             state = .finished
-            return [.deliverStored(.hit)]
+            return [.deliverStored(stored, .hit)]
         case .staleAccepted:
             state = .finished
-            return [.deliverStored(.stale(.maxStale))]
+            return [.deliverStored(stored, .stale(.maxStale))]
         case .staleWhileRevalidate:
             state = .finished
-            return [.revalidateInBackground, .deliverStored(.stale(.staleWhileRevalidate))]
+            return [.revalidateInBackground(stored), .deliverStored(stored, .stale(.staleWhileRevalidate))]
         case .unsatisfiable:
             state = .finished
             return [.answerUnsatisfiable]
@@ -205,14 +197,15 @@ struct LoadStateMachine {
             // stored response may still answer if the origin fails, within its stale-if-error window).
             guard finding.hasValidators else { return [.cacheMiss] + beginAttempt() }
             revalidating = true
-            return [.revalidate] + beginAttempt()
+            return [.revalidate(stored)] + beginAttempt()
         }
     }
 
-    /// The stored response was freshened from the 304 (`matched`), or the 304 did not match it.
-    mutating func freshened(matched: Bool) -> [Action] {
-        precondition(isIn(.freshening), "freshened(matched:) without a 304")
-        guard matched else {
+    /// The stored response as the 304 freshened it (or as it was, when it could not be rewritten), or nil when
+    /// the 304 did not match it.
+    mutating func freshened(_ stored: Stored?) -> [Action] {
+        guard case .freshening = state else { return outOfOrder("freshened") }
+        guard let stored else {
             // RFC 9111 §4.3.4: a 304 that selects no stored response; ask again without the conditions, an
             // attempt the limit does not count.
             revalidating = false
@@ -220,12 +213,12 @@ struct LoadStateMachine {
             return [.dropConditions] + beginAttempt()
         }
         state = .finished
-        return [.deliverStored(.revalidated)]
+        return [.deliverStored(stored, .revalidated)]
     }
 
     /// The rate limiter admits the attempt at `at` (`now` being when it was asked).
     mutating func admitted(at: ContinuousInstant, now: ContinuousInstant) -> [Action] {
-        precondition(isIn(.admitting), "admitted(at:) outside admission")
+        guard case .admitting = state else { return outOfOrder("admitted") }
         guard at > now else { return afterAdmission() }
         guard at < deadline else {
             state = .finished
@@ -237,28 +230,28 @@ struct LoadStateMachine {
 
     /// The rate-limit wait is over.
     mutating func rateLimitWaited() -> [Action] {
-        precondition(isIn(.waitingForRateLimit), "rateLimitWaited() without a wait")
+        guard case .waitingForRateLimit = state else { return outOfOrder("rateLimitWaited") }
         return afterAdmission()
     }
 
     /// The authoriser gave the attempt its credentials.
     mutating func authorised() -> [Action] {
-        precondition(isIn(.authorising), "authorised() outside authorisation")
+        guard case .authorising = state else { return outOfOrder("authorised") }
         return send()
     }
 
-    /// A response head arrived: `status`, the Retry-After it asked for (nil: none or unreadable), and whether it
-    /// is a redirect the loader would follow.
+    /// A response head arrived (`answer`, its body unread): `status`, the Retry-After it asked for (nil: none or
+    /// unreadable), and the next request if it is a redirect the loader follows.
     mutating func responseArrived(
-        status: Int, retryAfter requested: Duration?, isRedirect: Bool, now: ContinuousInstant,
+        _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: ContinuousInstant,
         using random: inout some RandomNumberGenerator
     ) -> [Action] {
-        precondition(isIn(.sending), "responseArrived outside an attempt")
+        guard case .sending = state else { return outOfOrder("responseArrived") }
         lastStatus = status
         lastFailure = nil
-        if status == 304, revalidating {
+        if status == 304, revalidating, let (_, stored) = found {
             state = .freshening
-            return [.freshenStored]
+            return [.freshenStored(stored, notModified: answer)]
         }
         var actions: [Action] = []
         var wait: Duration?
@@ -277,55 +270,60 @@ struct LoadStateMachine {
             hasRefreshed = true
             nextAttemptIsFree = true
             state = .refreshing
-            return actions + [.refreshCredentials]
+            return actions + [.discard(answer), .refreshCredentials]
         }
-        let final: Action = isRedirect ? .followRedirect : .deliver
+        let final: Outcome = redirect.map { .followRedirect($0, dropping: answer) } ?? .deliver(answer)
         // The reason is made only when a retry or a give-up is traced; most responses are final.
-        let decided = decide(after: .status(status), wait: wait, reason: "status \(status)", otherwise: final, now: now, using: &random)
+        let decided = decide(
+            after: .status(status), wait: wait, reason: "status \(status)", otherwise: final, dropping: answer, now: now,
+            using: &random
+        )
         return actions.isEmpty ? decided : actions + decided
     }
 
-    /// The attempt failed (or, after ``Action/deliver``, a streamed body broke off): `condition` is the error's
-    /// retry condition, `cancelled` whether the caller is gone.
+    /// The attempt failed with `failure` (or, after ``Action/deliver(_:store:stored:)``, its body broke off):
+    /// `condition` is its retry condition, `kind` its kind, `cancelled` whether the caller is gone, `handedOver`
+    /// whether part of the body already reached a stream's consumer.
     mutating func failed(
-        condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, reason: String,
-        now: ContinuousInstant, using random: inout some RandomNumberGenerator
+        _ failure: Failure, condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, handedOver: Bool = false,
+        reason: @autoclosure () -> String, now: ContinuousInstant, using random: inout some RandomNumberGenerator
     ) -> [Action] {
-        precondition(isIn(.sending) || isIn(.delivering), "failed outside an attempt")
+        switch state {
+        case .sending: break
         // A body that broke off after its head was handed over cannot be replaced by a stored response.
-        if isIn(.delivering) { finding = nil }
+        case .delivering: if handedOver { found = nil }
+        default: return outOfOrder("failed")
+        }
         lastStatus = nil
         lastFailure = kind
         guard !cancelled else {
             state = .finished
-            return [.fail]
+            return [.fail(failure)]
         }
-        return decide(after: condition, wait: nil, reason: reason, otherwise: .fail, now: now, using: &random)
+        return decide(after: condition, wait: nil, reason: reason(), otherwise: .fail(failure), dropping: nil, now: now, using: &random)
     }
 
     /// The service's retry budget answered the proposed retry.
     mutating func budget(granted: Bool, now: ContinuousInstant) -> [Action] {
-        guard case .awaitingBudget(let at, let reason, let outcome) = state else {
-            preconditionFailure("budget(granted:) without a proposal")
-        }
+        guard case .awaitingBudget(let at, let reason, let outcome, let dropped) = state else { return outOfOrder("budget") }
         guard granted else {
-            guard case .giveUp(let why) = planner.budgetRefused() else { preconditionFailure("a refused budget retries") }
-            return [.gaveUp(reason: reason, why: why)] + settle(outcome)
+            return [.gaveUp(reason: reason, why: planner.budgetRefused())] + settle(outcome)
         }
         planner.budgetGranted()
         state = .waitingForRetry
-        return [.waitForRetry(until: at, reason: reason)]
+        let wait = Action.waitForRetry(until: at, reason: reason)
+        return dropped.map { [.discard($0), wait] } ?? [wait]
     }
 
     /// The credentials were refreshed (or the refresh was someone else's and is over): the next attempt.
     mutating func refreshed() -> [Action] {
-        precondition(isIn(.refreshing), "refreshed() without a refresh")
+        guard case .refreshing = state else { return outOfOrder("refreshed") }
         return beginAttempt()
     }
 
     /// The back-off (or Retry-After) wait is over: the next attempt.
     mutating func retryWaited() -> [Action] {
-        precondition(isIn(.waitingForRetry), "retryWaited() without a wait")
+        guard case .waitingForRetry = state else { return outOfOrder("retryWaited") }
         return beginAttempt()
     }
 
@@ -350,15 +348,16 @@ struct LoadStateMachine {
         return [.send(attempt: attempt)]
     }
 
-    /// The retry planner's answer for a failure or a response; `otherwise` is what happens when there is no retry.
+    /// The retry planner's answer for a failure or a response; `otherwise` is what happens when there is no retry,
+    /// `dropping` the response to discard when there is.
     private mutating func decide(
-        after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Action,
-        now: ContinuousInstant, using random: inout some RandomNumberGenerator
+        after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Outcome,
+        dropping: Answer?, now: ContinuousInstant, using random: inout some RandomNumberGenerator
     ) -> [Action] {
         switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
         case .retry(let at):
             let reason = reason()
-            state = .awaitingBudget(at: at, reason: reason, outcome: otherwise)
+            state = .awaitingBudget(at: at, reason: reason, outcome: otherwise, dropped: dropping)
             return [.proposeRetry(at: at, reason: reason)]
         case .giveUp(let why):
             if why == .notRetryable { return settle(otherwise) }
@@ -366,25 +365,37 @@ struct LoadStateMachine {
         }
     }
 
-    /// The final action for a response or failure that is not retried, with the cache's part in it.
-    private mutating func settle(_ outcome: Action) -> [Action] {
-        if let stale = staleAnswer(for: outcome) {
+    /// The final actions for a response or failure that is not retried, with the cache's part in them.
+    private mutating func settle(_ outcome: Outcome) -> [Action] {
+        if let stale = staleAnswer(for: outcome), let (_, stored) = found {
             state = .finished
-            return [.deliverStored(.stale(stale))]
+            let answer = Action.deliverStored(stored, .stale(stale))
+            guard case .deliver(let dropped) = outcome else { return [answer] }
+            return [.discard(dropped), answer]
         }
-        state = outcome == .deliver ? .delivering : .finished
-        switch (cacheRole, outcome) {
-        case (.lookUp, .deliver): return [.storeResponse, outcome]
-        case (.invalidate, .deliver), (.invalidate, .followRedirect): return [.invalidateStored, outcome]
-        default: return [outcome]
+        switch outcome {
+        case .deliver(let answer):
+            state = .delivering
+            switch cacheRole {
+            case .lookUp: return [.deliver(answer, store: true, stored: found?.stored)]
+            case .invalidate: return [.invalidateStored(answer), .deliver(answer, store: false, stored: nil)]
+            case .none: return [.deliver(answer, store: false, stored: nil)]
+            }
+        case .followRedirect(let hop, let dropped):
+            state = .finished
+            let follow: [Action] = [.discard(dropped), .followRedirect(hop)]
+            return cacheRole == .invalidate ? [.invalidateStored(dropped)] + follow : follow
+        case .fail(let failure):
+            state = .finished
+            return [.fail(failure)]
         }
     }
 
     /// Why a stored response answers instead of `outcome`, if it does: the origin failed (no response, or a 500,
     /// 502, 503 or 504) and the stored response may be served on error (RFC 5861 §4; never under
     /// `must-revalidate` or `no-cache`, which the finding's `staleIfError` already reflects).
-    private func staleAnswer(for outcome: Action) -> CacheEvent.StaleReason? {
-        guard let finding, finding.staleIfError else { return nil }
+    private func staleAnswer(for outcome: Outcome) -> CacheEvent.StaleReason? {
+        guard let (finding, _) = found, finding.staleIfError else { return nil }
         switch outcome {
         case .deliver:
             guard let status = lastStatus, [500, 502, 503, 504].contains(status) else { return nil }
@@ -392,19 +403,51 @@ struct LoadStateMachine {
         case .fail:
             guard let kind = lastFailure, ![.cancelled, .policy, .authorisation].contains(kind) else { return nil }
             return .originFailed(error: kind)
-        default:
+        case .followRedirect:
             return nil
         }
     }
 
-    private func isIn(_ expected: State) -> Bool {
-        switch (state, expected) {
-        case (.lookingUp, .lookingUp), (.freshening, .freshening), (.admitting, .admitting), (.waitingForRateLimit, .waitingForRateLimit), (.authorising, .authorising),
-            (.sending, .sending), (.refreshing, .refreshing), (.waitingForRetry, .waitingForRetry),
-            (.delivering, .delivering), (.finished, .finished):
-            return true
-        default:
-            return false
-        }
+    /// An event the current state does not expect: a fault of the owner's, not of the load's. It ends the load
+    /// with no action, and a debug build stops at it.
+    private mutating func outOfOrder(_ event: StaticString) -> [Action] {
+        assertionFailure("LoadStateMachine: \(event) out of order")
+        state = .finished
+        return []
     }
+}
+
+extension LoadStateMachine.Action: Equatable where Answer: Equatable, Stored: Equatable, Hop: Equatable, Failure: Equatable {}
+
+// MARK: - The cache's part, whatever the payloads
+
+/// How the cache takes part in a load.
+enum LoadCacheRole: Equatable {
+    /// Not at all: no cache, or a method the cache neither answers nor invalidates.
+    case none
+    /// A `GET` or `HEAD`: look up first, store (or freshen from `HEAD`) after. `forceRevalidation`: a
+    /// background revalidation, which never answers from the cache; `onlyIfCached`: the request's
+    /// `only-if-cached`, answered 504 when nothing usable is stored.
+    case lookUp(forceRevalidation: Bool, onlyIfCached: Bool)
+    /// An unsafe method: its response invalidates the stored responses of the URL.
+    case invalidate
+}
+
+/// What the owner found in the cache, judged by the RFC 9111 rules at lookup time.
+struct LoadCacheFinding: Equatable {
+    var decision: ReuseDecision
+    var isFresh: Bool
+    /// Whether the response may be served if the origin fails (`stale-if-error`, or fresh).
+    var staleIfError: Bool
+    /// Whether an offline load may serve it (fresh, or stale without `must-revalidate` or `no-cache`).
+    var servableOffline: Bool
+    /// Whether it has a validator (`ETag`, `Last-Modified`) to revalidate with.
+    var hasValidators: Bool
+}
+
+/// How a stored response answers.
+enum LoadStoredAnswer: Equatable {
+    case hit
+    case stale(CacheEvent.StaleReason)
+    case revalidated
 }

@@ -1,3 +1,5 @@
+import CourierTransport
+
 /// When a loaded request spent its time: the instants it was queued and done, the time it waited for the rate
 /// limiter (Retry-After pauses included) and for its authoriser, summed over attempts, and the transport's
 /// phases of the last attempt.
@@ -42,6 +44,15 @@ public struct ResponseTimeline: Hashable, Sendable {
     init(queued: ContinuousInstant) {
         self.queuedAt = queued
         self.doneAt = queued
+    }
+
+    /// The transport's phases of an attempt whose response head arrived (`metrics`, the exchange's figures).
+    mutating func noteHead(_ metrics: RequestMetrics) {
+        dns = metrics.dns
+        connect = metrics.connect
+        tls = metrics.tls
+        tlsSession = metrics.tlsSession
+        firstByte = metrics.timeToFirstByte
     }
 
     /// From queued to done.

@@ -90,9 +90,10 @@ struct RetryPlanner {
         state = .attempting
     }
 
-    /// The budget refused the proposed retry: the failure is final.
-    mutating func budgetRefused() -> Decision {
-        finish(.budgetExhausted)
+    /// The budget refused the proposed retry: the failure is final, for this reason.
+    mutating func budgetRefused() -> Reason {
+        state = .finished
+        return .budgetExhausted
     }
 
     private mutating func finish(_ reason: Reason) -> Decision {

@@ -13,7 +13,9 @@ import CourierPosix
 struct BodyReading: Sendable {
     private var connection: HTTP1Connection?
     private let pool: ConnectionPool
-    private let decoder: ContentDecoder?
+    private var decoder: ContentDecoder?
+    /// The connection's byte stream (what a streaming reader closes to wake a read in progress).
+    let stream: any ByteStream
     let url: HTTPURL
     private let deadline: MonotonicInstant
     private let idle: Duration
@@ -35,6 +37,7 @@ struct BodyReading: Sendable {
         deadline: MonotonicInstant, idle: Duration, start: MonotonicInstant, metrics: RequestMetrics
     ) {
         self.connection = connection
+        self.stream = connection.stream
         self.pool = pool
         self.decoder = decoder
         self.url = url
@@ -71,22 +74,20 @@ struct BodyReading: Sendable {
             _ = try ended()
             return []
         }
-        var body: [UInt8] = []
-        if let expectedLength, expectedLength > 0, expectedLength <= limit { body.reserveCapacity(expectedLength) }
+        var body = BoundedBody(limit: limit, expectedLength: expectedLength)
         do {
             while true {
-                if decoder == nil, connection.canReceiveBodyDirectly(limit: limit - body.count) {
+                if decoder == nil, connection.canReceiveBodyDirectly(limit: body.room) {
                     let (idle, deadline) = (self.idle, self.deadline)
-                    try await connection.receiveBodyDirectly(into: &body, deadline: { try readDeadline(idle: idle, deadline: deadline) })
+                    try await connection.receiveBodyDirectly(into: &body.bytes, deadline: { try readDeadline(idle: idle, deadline: deadline) })
                 }
                 guard let chunk = try await step(connection) else {
-                    if connection !== self.connection { return body }
+                    if connection !== self.connection { return body.bytes }
                     continue
                 }
-                guard body.count + chunk.count <= limit else {
+                guard body.append(chunk) else {
                     throw abandon(connection, because: CourierError(.bodyTooLarge, "the body is larger than \(limit) bytes"))
                 }
-                body.append(contentsOf: chunk)
             }
         } catch {
             throw fail(connection, error)
@@ -97,6 +98,8 @@ struct BodyReading: Sendable {
     /// (or on any failure) the connection is closed instead. Never throws: a body nobody wants cannot fail a
     /// request.
     nonisolated(nonsending) mutating func drain(limit: Int = 64 * 1024) async {
+        // Nobody reads a dropped body: it is not decoded.
+        decoder = nil
         var drained = 0
         while connection != nil {
             do throws(CourierError) {

@@ -81,19 +81,14 @@ public final class HTTPClient: Sendable {
     /// on it, so it must not block or compute for long.
     public var eventLoopGroup: EventLoopGroup { loops }
 
-    /// Sends a request and reads the whole body (up to ``HTTPClientConfiguration/maxBodyBytes``).
+    /// Sends a request, following redirects, and reads the whole body (up to
+    /// ``HTTPClientConfiguration/maxBodyBytes``).
     ///
     /// A body over 128 KiB (or of unknown length) is read with an event loop as the task's executor, so each of
     /// its many parked reads resumes on the loop thread; the rest of the exchange runs on the caller's executor
     /// unless ``HTTPClientConfiguration/runsRequestsOnEventLoop`` is set (see there for the measurements). A
     /// caller already on one of ``eventLoopGroup``'s loops stays there.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
-        try await executeOnCallersExecutor(request)
-    }
-
-    /// ``execute(_:)`` on the caller's executor, with no hop onto the generic executor and back: for a caller in
-    /// the package (the data loader) that is on it already.
-    nonisolated(nonsending) package func executeOnCallersExecutor(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
         try enter(request)
         defer { leave() }
         guard configuration.runsRequestsOnEventLoop, loops.current == nil else { return try await collect(request) }
@@ -103,97 +98,90 @@ public final class HTTPClient: Sendable {
     }
 
     nonisolated(nonsending) private func collect(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
-        let exchange = try await exchangeHead(request)
-        let length = exchange.head.headers["content-length"].flatMap { Int($0) }
-        // A large body (or one of unknown length) takes many reads; reading it with the event loop as the task's
-        // executor resumes each parked read on the loop thread instead of hopping to another thread per read.
-        // For a small body the two hops onto the loop and back would cost more than they save.
-        if !configuration.runsRequestsOnEventLoop && request.method != .head && (length ?? Int.max) > 128 * 1024
-            && loops.current == nil
-        {
-            return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
-                try await self.readWhole(exchange, length: length)
-            }
-        }
-        return try await readWhole(exchange, length: length)
+        try await readWhole(try await followingRedirects(request), limit: configuration.maxBodyBytes)
     }
 
-    /// Reads the whole body with ``BodyReading`` (its direct-receive fast path included), on the stack: no
-    /// reader object, lock or async call per chunk.
-    nonisolated(nonsending) private func readWhole(_ exchange: Exchange, length: Int?) async throws(CourierError) -> HTTPResponse {
-        var reading = bodyReading(exchange)
-        let body = try await reading.collect(limit: configuration.maxBodyBytes, expectedLength: length)
-        return HTTPResponse(head: exchange.head, body: body, trailers: reading.trailers, url: exchange.url, metrics: reading.metrics)
-    }
-
-    private func bodyReading(_ exchange: Exchange) -> BodyReading {
-        BodyReading(
-            connection: exchange.connection, pool: pool, decoder: exchange.decoder, url: exchange.url,
-            deadline: exchange.deadline, idle: exchange.idle, start: exchange.start, metrics: exchange.metrics
-        )
-    }
-
-    /// Sends a request and returns as soon as the response head arrives; the body is read from
-    /// ``StreamingResponse/body`` as the caller consumes it (backpressure: nothing is read ahead).
+    /// Sends a request, following redirects, and returns as soon as the final response head arrives; the body is
+    /// read from ``StreamingResponse/body`` as the caller consumes it (backpressure: nothing is read ahead).
     public func stream(_ request: HTTPRequest) async throws(CourierError) -> StreamingResponse {
         try enter(request)
         defer { leave() }
-        return makeStreamingResponse(try await exchangeHead(request))
+        return streaming(try await followingRedirects(request))
     }
 
-    /// A final response head (redirects followed) and the leased connection its body is to be read from.
-    private struct Exchange {
-        let connection: HTTP1Connection
-        let head: HTTPResponseHead
-        let url: HTTPURL
-        let metrics: RequestMetrics
-        let decoder: ContentDecoder?
-        let deadline: MonotonicInstant
-        let idle: Duration
-        let start: MonotonicInstant
+    // MARK: - One exchange, and its body
+
+    /// Sends one request and returns when its response head arrives: no redirect is followed (the caller decides
+    /// with a ``RedirectFollower``), and the body is left on the connection for the caller to read once, with
+    /// ``readWhole(_:limit:)``, ``streaming(_:)`` or ``HTTPExchange/drain()``.
+    ///
+    /// `deadline` is the request's one absolute deadline (the body's reading included); every read and write
+    /// waits at most the idle timeout (`request.timeouts`, else the client's) from its start, within it.
+    nonisolated(nonsending) package func exchange(
+        _ request: HTTPRequest, deadline: MonotonicInstant
+    ) async throws(CourierError) -> HTTPExchange {
+        try enter(request)
+        defer { leave() }
+        try validate(request)
+        return try await hop(
+            request, timeouts: request.timeouts ?? configuration.timeouts, deadline: deadline, start: .now(),
+            metrics: RequestMetrics()
+        )
     }
 
-    private func makeStreamingResponse(_ exchange: sending Exchange) -> StreamingResponse {
-        let reader = ResponseBodyReader(bodyReading(exchange), stream: exchange.connection.stream)
+    /// Reads an exchange's whole body, at most `limit` bytes (decoded), with ``BodyReading``'s direct-receive fast
+    /// path, on the stack: no reader object, lock or async call per chunk. A large body (or one of unknown length)
+    /// takes many reads; reading it with the event loop as the task's executor resumes each parked read on the
+    /// loop thread instead of hopping to another thread per read. For a small body the two hops onto the loop and
+    /// back would cost more than they save.
+    nonisolated(nonsending) package func readWhole(_ exchange: HTTPExchange, limit: Int) async throws(CourierError) -> HTTPResponse {
+        if !configuration.runsRequestsOnEventLoop && (exchange.expectedLength ?? Int.max) > 128 * 1024 && loops.current == nil {
+            return try await withTaskExecutorPreference(loops.next()) { () async throws(CourierError) -> HTTPResponse in
+                try await Self.collectBody(exchange, limit: limit)
+            }
+        }
+        return try await Self.collectBody(exchange, limit: limit)
+    }
+
+    nonisolated(nonsending) private static func collectBody(_ exchange: HTTPExchange, limit: Int) async throws(CourierError) -> HTTPResponse {
+        var reading = exchange.reading
+        let body = try await reading.collect(limit: limit, expectedLength: exchange.expectedLength)
+        return HTTPResponse(head: exchange.head, body: body, trailers: reading.trailers, url: exchange.url, metrics: reading.metrics)
+    }
+
+    /// An exchange whose body is read chunk by chunk as the caller consumes it.
+    package func streaming(_ exchange: HTTPExchange) -> StreamingResponse {
+        let reader = ResponseBodyReader(exchange.reading, stream: exchange.reading.stream)
         return StreamingResponse(head: exchange.head, url: exchange.url, body: reader)
     }
 
-    /// Sends a request, following redirects, until a final response head arrives.
-    ///
-    /// The decisions (validation, redirects, the error to throw) are synchronous helpers: an async function keeps
-    /// each of its temporaries in a task allocation, a synchronous one on the stack.
-    nonisolated(nonsending) private func exchangeHead(_ request: HTTPRequest) async throws(CourierError) -> Exchange {
-        // The one absolute deadline of the whole request (redirects and body included), carried unchanged down to
-        // the socket's timer; every read and write waits at most the idle timeout from its start, within it.
+    /// Sends a request, following redirects as a ``RedirectFollower`` decides, until a final response head
+    /// arrives. The one absolute deadline covers every hop and the body.
+    nonisolated(nonsending) private func followingRedirects(_ request: HTTPRequest) async throws(CourierError) -> HTTPExchange {
         let start = MonotonicInstant.now()
         let timeouts = request.timeouts ?? configuration.timeouts
         let deadline = start + timeouts.total
         try validate(request)
+        var follower = RedirectFollower(limit: request.maxRedirects ?? configuration.maxRedirects)
         var current = request
         var metrics = RequestMetrics()
-        do {
-            while true {
-                let (connection, head) = try await attempt(current, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
-                if let redirect = try redirect(for: head, of: current, on: connection, metrics: metrics) {
-                    // The redirect's own body is read and dropped so the connection can be reused.
-                    var reading = BodyReading(
-                        connection: connection, pool: pool, decoder: nil, url: current.url, deadline: deadline,
-                        idle: timeouts.idle, start: start, metrics: metrics
-                    )
-                    await reading.drain()
-                    metrics.bytesReceived = reading.metrics.bytesReceived
-                    metrics.redirects += 1
-                    current = try nextRequest(after: current, following: redirect, status: head.status)
-                    continue
-                }
-                let decoder = try makeDecoder(for: head, request: current)
-                return Exchange(
-                    connection: connection, head: head, url: current.url, metrics: metrics, decoder: decoder,
-                    deadline: deadline, idle: timeouts.idle, start: start
+        while true {
+            var exchange = try await hop(current, timeouts: timeouts, deadline: deadline, start: start, metrics: metrics)
+            let next: RedirectFollower.Hop?
+            do {
+                next = try follower.next(
+                    status: exchange.status, location: exchange.headers["location"], method: current.method,
+                    url: current.url, headers: current.headers, bodyReplayable: current.body.isReplayable
                 )
+            } catch {
+                throw failure(error, url: current.url, deadline: deadline, timeouts: timeouts, metrics: exchange.abandon())
             }
-        } catch {
-            throw failure(error, url: current.url, deadline: deadline, timeouts: timeouts, metrics: metrics)
+            guard let next else { return exchange }
+            // The redirect's own body is read and dropped so the connection can be reused.
+            metrics = await exchange.drain()
+            follower.follow()
+            metrics.redirects = follower.followed
+            current = current.following(next)
         }
     }
 
@@ -209,51 +197,6 @@ public final class HTTPClient: Sendable {
         guard request.method.isValidToken else {
             throw CourierError(.policy, "'\(request.method)' is not a valid method; nothing was sent", url: request.url.description)
         }
-    }
-
-    /// The redirect a response head asks for, if it is to be followed; past the limit the connection is closed and
-    /// the error thrown.
-    @inline(never)
-    private func redirect(
-        for head: HTTPResponseHead, of request: HTTPRequest, on connection: HTTP1Connection, metrics: RequestMetrics
-    ) throws -> Redirect? {
-        let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
-        guard maxRedirects > 0, RedirectRule.redirectStatuses.contains(head.status),
-            let redirect = try RedirectRule.next(
-                status: head.status, method: request.method, url: request.url, location: head.headers["location"]
-            )
-        else { return nil }
-        guard metrics.redirects < maxRedirects else {
-            connection.abandon()
-            pool.release(connection, reusable: false)
-            throw CourierError(.tooManyRedirects, "more than \(maxRedirects) redirects", url: request.url.description)
-        }
-        return redirect
-    }
-
-    /// The request a followed redirect makes (after the redirect's own body was drained).
-    @inline(never)
-    private func nextRequest(after current: HTTPRequest, following redirect: Redirect, status: Int) throws -> HTTPRequest {
-        var next = current
-        next.method = redirect.method
-        next.url = redirect.url
-        next.headers = redirect.headers(from: current.headers)
-        if redirect.isCrossOrigin {
-            next.connectTo = nil
-            // TLS settings belong to the hosts they were chosen for: another origin gets its own.
-            next.tls = nil
-        }
-        if redirect.keepsBody {
-            guard current.body.isReplayable else {
-                throw CourierError(
-                    .policy, "a \(status) redirect asks to resend a streamed body, which cannot be replayed",
-                    url: current.url.description
-                )
-            }
-        } else {
-            next.body = .none
-        }
-        return next
     }
 
     /// The error a failed exchange throws, with the bytes and attempts so far.
@@ -279,6 +222,35 @@ public final class HTTPClient: Sendable {
     public var openConnectionCount: Int { pool.openConnectionCount }
 
     // MARK: - One hop
+
+    /// One hop: leases a connection, sends the request and reads the response head, retrying once on a fresh
+    /// connection when a reused one turns out to have been closed by the server before answering. `metrics` are
+    /// the figures of the hops before (redirects the client followed).
+    nonisolated(nonsending) private func hop(
+        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: MonotonicInstant, start: MonotonicInstant,
+        metrics: RequestMetrics
+    ) async throws(CourierError) -> HTTPExchange {
+        var metrics = metrics
+        do {
+            let (connection, head) = try await attempt(request, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
+            let decoder: ContentDecoder?
+            do {
+                decoder = try makeDecoder(for: head, request: request)
+            } catch {
+                connection.abandon()
+                pool.release(connection, reusable: false)
+                throw error
+            }
+            let reading = BodyReading(
+                connection: connection, pool: pool, decoder: decoder, url: request.url, deadline: deadline,
+                idle: timeouts.idle, start: start, metrics: metrics
+            )
+            let length = request.method == .head ? 0 : head.headers["content-length"].flatMap { Int($0) }
+            return HTTPExchange(head: head, url: request.url, reading: reading, expectedLength: length)
+        } catch {
+            throw failure(error, url: request.url, deadline: deadline, timeouts: timeouts, metrics: metrics)
+        }
+    }
 
     /// Leases a connection, sends the request and reads the response head. Retries once on a fresh connection
     /// when a reused one turns out to have been closed by the server before answering.
@@ -321,7 +293,7 @@ public final class HTTPClient: Sendable {
             scheme: request.url.scheme, host: request.url.host, port: request.url.port,
             connectHost: request.connectTo?.host ?? request.url.host,
             connectPort: request.connectTo?.port ?? request.url.port,
-            tls: request.url.scheme == "https" ? request.tls ?? configuration.tls : nil
+            tls: request.url.scheme == "https" ? request.tls ?? request.tlsOverlay?.overlaid(on: configuration.tls) ?? configuration.tls : nil
         )
         var head = HTTPRequestHead(method: request.method, url: request.url, headers: request.headers)
         if request.decompress && !head.headers.contains("accept-encoding") {

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierHTTP1
 
 /// One HTTP request for ``HTTPClient``.
 public struct HTTPRequest: Sendable {
@@ -40,6 +41,9 @@ public struct HTTPRequest: Sendable {
     /// apply to this origin only: a redirect to another origin uses the client's. (The data loader follows
     /// redirects itself and gives each hop its own service's settings.)
     public var tls: TLSPolicy?
+    /// Settings a route adds to the client's (``TLSPolicy/overlaid(on:)``: never weaker than them) when ``tls`` is
+    /// nil: the data loader's, whose routes name their own.
+    package var tlsOverlay: TLSPolicy?
 
     public init(
         method: HTTPMethod = .get,
@@ -63,5 +67,23 @@ public struct HTTPRequest: Sendable {
         self.decompress = decompress
         self.userAgent = userAgent
         self.tls = tls
+    }
+}
+
+extension HTTPRequest {
+    /// The request a followed redirect makes: the hop's method, URL and fields; another origin gets neither this
+    /// origin's connect address nor its TLS settings; a dropped body is dropped.
+    func following(_ hop: RedirectFollower.Hop) -> HTTPRequest {
+        var next = self
+        next.method = hop.method
+        next.url = hop.url
+        next.headers = hop.headers
+        if hop.isCrossOrigin {
+            next.connectTo = nil
+            next.tls = nil
+            next.tlsOverlay = nil
+        }
+        if !hop.keepsBody { next.body = .none }
+        return next
     }
 }

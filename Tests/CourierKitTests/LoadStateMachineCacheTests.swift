@@ -8,16 +8,19 @@ import Testing
 /// The cache stage of the load state machine as traces: what a lookup's finding, a 304, a failing origin and
 /// the offline switch lead to. No server, no clock, no disk.
 @Suite struct LoadStateMachineCacheTests {
+    /// Payloads as strings: a response by its status ("r304"), the stored response "stored" (freshened: "fresh"),
+    /// a failure by its reason, a redirect's next request by its target.
+    typealias Machine = LoadStateMachine<String, String, String, String>
     let t0 = ContinuousInstant.now
 
     func machine(
-        _ role: LoadStateMachine.CacheRole = .lookUp(forceRevalidation: false, onlyIfCached: false), offline: Bool = false,
+        _ role: LoadCacheRole = .lookUp(forceRevalidation: false, onlyIfCached: false), offline: Bool = false,
         maxAttempts: Int = 1
-    ) -> LoadStateMachine {
+    ) -> Machine {
         var retry = RetryPolicy.builtIn
         retry.conditions = [.status(503), .connectError]
         retry.backoff = BackoffPolicy(initial: .milliseconds(100), max: .seconds(1), multiplier: 2, jitter: .none)
-        return LoadStateMachine(
+        return Machine(
             retry: retry, maxAttempts: maxAttempts, retriesAllowed: true, deadline: t0 + .seconds(60), hasAuthoriser: false,
             cache: role, offline: offline
         )
@@ -25,14 +28,14 @@ import Testing
 
     func finding(
         _ decision: ReuseDecision, fresh: Bool = false, staleIfError: Bool = false, offline: Bool = true, validators: Bool = true
-    ) -> LoadStateMachine.CacheFinding {
-        .init(decision: decision, isFresh: fresh, staleIfError: staleIfError, servableOffline: offline, hasValidators: validators)
+    ) -> (finding: LoadCacheFinding, stored: String) {
+        (.init(decision: decision, isFresh: fresh, staleIfError: staleIfError, servableOffline: offline, hasValidators: validators), "stored")
     }
 
     @Test func aFreshFindingIsTheAnswerWithNoAttempt() {
         var m = machine()
         #expect(m.start() == [.lookUpCache])
-        #expect(m.cacheLookedUp(finding(.fresh, fresh: true)) == [.deliverStored(.hit)])
+        #expect(m.cacheLookedUp(finding(.fresh, fresh: true)) == [.deliverStored("stored", .hit)])
         #expect(m.attempt == 0)
     }
 
@@ -42,17 +45,17 @@ import Testing
         _ = m.start()
         #expect(m.cacheLookedUp(nil) == [.cacheMiss, .admit])
         #expect(m.admitted(at: t0, now: t0) == [.send(attempt: 1)])
-        #expect(m.responseArrived(status: 200, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.storeResponse, .deliver])
+        #expect(m.responseArrived("r200", status: 200, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.deliver("r200", store: true, stored: nil)])
     }
 
     @Test func aStaleFindingIsRevalidatedAndA304AnswersFromTheStore() {
         var m = machine()
         var random = SplitMix64(seed: 1)
         _ = m.start()
-        #expect(m.cacheLookedUp(finding(.revalidate)) == [.revalidate, .admit])
+        #expect(m.cacheLookedUp(finding(.revalidate)) == [.revalidate("stored"), .admit])
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.responseArrived(status: 304, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.freshenStored])
-        #expect(m.freshened(matched: true) == [.deliverStored(.revalidated)])
+        #expect(m.responseArrived("r304", status: 304, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.freshenStored("stored", notModified: "r304")])
+        #expect(m.freshened("fresh") == [.deliverStored("fresh", .revalidated)])
     }
 
     @Test func a304ThatDoesNotMatchIsAskedAgainWithoutConditionsAndDoesNotCountAsAnAttempt() {
@@ -61,11 +64,11 @@ import Testing
         _ = m.start()
         _ = m.cacheLookedUp(finding(.revalidate))
         _ = m.admitted(at: t0, now: t0)
-        _ = m.responseArrived(status: 304, retryAfter: nil, isRedirect: false, now: t0, using: &random)
-        #expect(m.freshened(matched: false) == [.dropConditions, .admit])
+        _ = m.responseArrived("r304", status: 304, retryAfter: nil, redirect: nil, now: t0, using: &random)
+        #expect(m.freshened(nil) == [.dropConditions, .admit])
         _ = m.admitted(at: t0, now: t0)
         // Without conditions, a 304 is an ordinary (unstorable) response.
-        #expect(m.responseArrived(status: 304, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.storeResponse, .deliver])
+        #expect(m.responseArrived("r304", status: 304, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.deliver("r304", store: true, stored: "stored")])
     }
 
     @Test func aStaleFindingWithoutValidatorsGoesOutUnconditionally() {
@@ -77,10 +80,10 @@ import Testing
     @Test func staleWhileRevalidateAnswersAndRevalidatesInTheBackground() {
         var m = machine()
         _ = m.start()
-        #expect(m.cacheLookedUp(finding(.staleWhileRevalidate)) == [.revalidateInBackground, .deliverStored(.stale(.staleWhileRevalidate))])
+        #expect(m.cacheLookedUp(finding(.staleWhileRevalidate)) == [.revalidateInBackground("stored"), .deliverStored("stored", .stale(.staleWhileRevalidate))])
         var background = machine(.lookUp(forceRevalidation: true, onlyIfCached: false))
         _ = background.start()
-        #expect(background.cacheLookedUp(finding(.fresh, fresh: true)) == [.revalidate, .admit])
+        #expect(background.cacheLookedUp(finding(.fresh, fresh: true)) == [.revalidate("stored"), .admit])
     }
 
     @Test func aFailingOriginIsAnsweredFromTheStoreOnlyWithinStaleIfError() {
@@ -90,34 +93,34 @@ import Testing
         _ = allowed.cacheLookedUp(finding(.revalidate, staleIfError: true))
         _ = allowed.admitted(at: t0, now: t0)
         // Retries come first; stale-if-error answers only when the origin's failure is final.
-        #expect(allowed.responseArrived(status: 503, retryAfter: nil, isRedirect: false, now: t0, using: &random)
+        #expect(allowed.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, now: t0, using: &random)
             == [.proposeRetry(at: t0 + .milliseconds(100), reason: "status 503")])
         _ = allowed.budget(granted: true, now: t0)
         _ = allowed.retryWaited()
         _ = allowed.admitted(at: t0, now: t0)
-        #expect(allowed.failed(condition: .connectError, kind: .connect, cancelled: false, reason: "refused", now: t0, using: &random)
-            == [.gaveUp(reason: "refused", why: .attemptsExhausted), .deliverStored(.stale(.originFailed(error: .connect)))])
+        #expect(allowed.failed("refused", condition: .connectError, kind: .connect, cancelled: false, reason: "refused", now: t0, using: &random)
+            == [.gaveUp(reason: "refused", why: .attemptsExhausted), .deliverStored("stored", .stale(.originFailed(error: .connect)))])
 
         var refused = machine()
         _ = refused.start()
         _ = refused.cacheLookedUp(finding(.revalidate, staleIfError: false))
         _ = refused.admitted(at: t0, now: t0)
-        #expect(refused.responseArrived(status: 503, retryAfter: nil, isRedirect: false, now: t0, using: &random).last == .deliver)
+        #expect(refused.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, now: t0, using: &random).last == .deliver("r503", store: true, stored: "stored"))
 
         var cancelled = machine()
         _ = cancelled.start()
         _ = cancelled.cacheLookedUp(finding(.revalidate, staleIfError: true))
         _ = cancelled.admitted(at: t0, now: t0)
-        #expect(cancelled.failed(condition: nil, kind: .cancelled, cancelled: true, reason: "gone", now: t0, using: &random) == [.fail])
+        #expect(cancelled.failed("gone", condition: nil, kind: .cancelled, cancelled: true, reason: "gone", now: t0, using: &random) == [.fail("gone")])
     }
 
     @Test func offlineAnswersFromTheStoreOrFails() {
         var stale = machine(offline: true)
         _ = stale.start()
-        #expect(stale.cacheLookedUp(finding(.revalidate)) == [.deliverStored(.stale(.offline))])
+        #expect(stale.cacheLookedUp(finding(.revalidate)) == [.deliverStored("stored", .stale(.offline))])
         var fresh = machine(offline: true)
         _ = fresh.start()
-        #expect(fresh.cacheLookedUp(finding(.fresh, fresh: true)) == [.deliverStored(.hit)])
+        #expect(fresh.cacheLookedUp(finding(.fresh, fresh: true)) == [.deliverStored("stored", .hit)])
         var strict = machine(offline: true)
         _ = strict.start()
         #expect(strict.cacheLookedUp(finding(.revalidate, offline: false)) == [.failOffline])
@@ -139,11 +142,11 @@ import Testing
         var m = machine(.invalidate)
         #expect(m.start() == [.admit])
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.responseArrived(status: 204, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.invalidateStored, .deliver])
+        #expect(m.responseArrived("r204", status: 204, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.invalidateStored("r204"), .deliver("r204", store: false, stored: nil)])
         var redirected = machine(.invalidate)
         _ = redirected.start()
         _ = redirected.admitted(at: t0, now: t0)
-        #expect(redirected.responseArrived(status: 303, retryAfter: nil, isRedirect: true, now: t0, using: &random)
-            == [.invalidateStored, .followRedirect])
+        #expect(redirected.responseArrived("r303", status: 303, retryAfter: nil, redirect: "next", now: t0, using: &random)
+            == [.invalidateStored("r303"), .discard("r303"), .followRedirect("next")])
     }
 }

@@ -5,8 +5,11 @@ import Testing
 @testable import CourierKit
 
 /// The load's decisions as traces of events and actions, with instants as parameters and a seeded generator:
-/// no server, no clock, no sleep.
+/// no server, no clock, no sleep. The payloads are strings: a response is named by its status ("r503"), a failure by
+/// its reason, a redirect's next request by its target.
 @Suite struct LoadStateMachineTests {
+    typealias Machine = LoadStateMachine<String, String, String, String>
+
     let t0 = ContinuousInstant.now
 
     func policy(respectRetryAfter: Bool = true) -> RetryPolicy {
@@ -18,8 +21,8 @@ import Testing
         return p
     }
 
-    func machine(authoriser: Bool = false, maxAttempts: Int = 3, respectRetryAfter: Bool = true) -> LoadStateMachine {
-        LoadStateMachine(
+    func machine(authoriser: Bool = false, maxAttempts: Int = 3, respectRetryAfter: Bool = true) -> Machine {
+        Machine(
             retry: policy(respectRetryAfter: respectRetryAfter), maxAttempts: maxAttempts, retriesAllowed: true,
             deadline: t0 + .seconds(60), hasAuthoriser: authoriser
         )
@@ -30,7 +33,7 @@ import Testing
         var random = SplitMix64(seed: 1)
         #expect(m.start() == [.admit])
         #expect(m.admitted(at: t0, now: t0) == [.send(attempt: 1)])
-        #expect(m.responseArrived(status: 200, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.deliver])
+        #expect(m.responseArrived("r200", status: 200, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.deliver("r200", store: false, stored: nil)])
     }
 
     @Test func theRateLimitIsWaitedForUnlessItOutlastsTheDeadline() {
@@ -49,9 +52,9 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.responseArrived(status: 503, retryAfter: nil, isRedirect: false, now: t0, using: &random)
+        #expect(m.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, now: t0, using: &random)
             == [.proposeRetry(at: t0 + .milliseconds(100), reason: "status 503")])
-        #expect(m.budget(granted: true, now: t0) == [.waitForRetry(until: t0 + .milliseconds(100), reason: "status 503")])
+        #expect(m.budget(granted: true, now: t0) == [.discard("r503"), .waitForRetry(until: t0 + .milliseconds(100), reason: "status 503")])
         #expect(m.retryWaited() == [.admit])
         #expect(m.attempt == 2)
     }
@@ -61,14 +64,14 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = response.start()
         _ = response.admitted(at: t0, now: t0)
-        _ = response.responseArrived(status: 503, retryAfter: nil, isRedirect: false, now: t0, using: &random)
-        #expect(response.budget(granted: false, now: t0) == [.gaveUp(reason: "status 503", why: .budgetExhausted), .deliver])
+        _ = response.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, now: t0, using: &random)
+        #expect(response.budget(granted: false, now: t0) == [.gaveUp(reason: "status 503", why: .budgetExhausted), .deliver("r503", store: false, stored: nil)])
 
         var failure = machine()
         _ = failure.start()
         _ = failure.admitted(at: t0, now: t0)
-        _ = failure.failed(condition: .connectError, kind: .connect, cancelled: false, reason: "connect: refused", now: t0, using: &random)
-        #expect(failure.budget(granted: false, now: t0) == [.gaveUp(reason: "connect: refused", why: .budgetExhausted), .fail])
+        _ = failure.failed("connect: refused", condition: .connectError, kind: .connect, cancelled: false, reason: "connect: refused", now: t0, using: &random)
+        #expect(failure.budget(granted: false, now: t0) == [.gaveUp(reason: "connect: refused", why: .budgetExhausted), .fail("connect: refused")])
     }
 
     @Test func retryAfterIsCappedNotedPausesTheEndpointAndStretchesTheWait() {
@@ -76,7 +79,7 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
-        let actions = m.responseArrived(status: 503, retryAfter: .seconds(90), isRedirect: false, now: t0, using: &random)
+        let actions = m.responseArrived("r503", status: 503, retryAfter: .seconds(90), redirect: nil, now: t0, using: &random)
         #expect(actions == [
             .noteRetryAfter(requested: .seconds(90), applied: .seconds(30)),
             .pauseEndpoint(until: t0 + .seconds(30)),
@@ -87,7 +90,7 @@ import Testing
         var ignoring = machine(respectRetryAfter: false)
         _ = ignoring.start()
         _ = ignoring.admitted(at: t0, now: t0)
-        #expect(ignoring.responseArrived(status: 503, retryAfter: .seconds(5), isRedirect: false, now: t0, using: &random) == [
+        #expect(ignoring.responseArrived("r503", status: 503, retryAfter: .seconds(5), redirect: nil, now: t0, using: &random) == [
             .noteRetryAfter(requested: .seconds(5), applied: .zero), .proposeRetry(at: t0 + .milliseconds(100), reason: "status 503"),
         ])
     }
@@ -98,22 +101,22 @@ import Testing
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
         _ = m.authorised()
-        #expect(m.responseArrived(status: 401, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.refreshCredentials])
+        #expect(m.responseArrived("r401", status: 401, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.discard("r401"), .refreshCredentials])
         #expect(m.refreshed() == [.admit])
         _ = m.admitted(at: t0, now: t0)
         #expect(m.authorised() == [.send(attempt: 2)])
-        #expect(m.responseArrived(status: 401, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.deliver])
+        #expect(m.responseArrived("r401", status: 401, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.deliver("r401", store: false, stored: nil)])
         // With one attempt allowed, the refresh retry did not use it up: a 503 now may still be retried.
         var counted = machine(authoriser: true, maxAttempts: 1)
         _ = counted.start()
         _ = counted.admitted(at: t0, now: t0)
         _ = counted.authorised()
-        _ = counted.responseArrived(status: 401, retryAfter: nil, isRedirect: false, now: t0, using: &random)
+        _ = counted.responseArrived("r401", status: 401, retryAfter: nil, redirect: nil, now: t0, using: &random)
         _ = counted.refreshed()
         _ = counted.admitted(at: t0, now: t0)
         _ = counted.authorised()
-        #expect(counted.responseArrived(status: 503, retryAfter: nil, isRedirect: false, now: t0, using: &random)
-            == [.gaveUp(reason: "status 503", why: .attemptsExhausted), .deliver])
+        #expect(counted.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, now: t0, using: &random)
+            == [.gaveUp(reason: "status 503", why: .attemptsExhausted), .deliver("r503", store: false, stored: nil)])
     }
 
     @Test func aRedirectIsFollowedWhenTheResponseIsFinal() {
@@ -121,7 +124,7 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.responseArrived(status: 302, retryAfter: nil, isRedirect: true, now: t0, using: &random) == [.followRedirect])
+        #expect(m.responseArrived("r302", status: 302, retryAfter: nil, redirect: "next", now: t0, using: &random) == [.discard("r302"), .followRedirect("next")])
     }
 
     @Test func aStreamedBodyThatBreaksOffAfterDeliveryIsRetriedAndCancellationIsFinal() {
@@ -129,15 +132,15 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.responseArrived(status: 200, retryAfter: nil, isRedirect: false, now: t0, using: &random) == [.deliver])
+        #expect(m.responseArrived("r200", status: 200, retryAfter: nil, redirect: nil, now: t0, using: &random) == [.deliver("r200", store: false, stored: nil)])
         // The 200 was not retried, so the planner still has attempts for the break-off.
-        #expect(m.failed(condition: .connectError, kind: .connect, cancelled: false, reason: "cut", now: t0, using: &random)
+        #expect(m.failed("cut", condition: .connectError, kind: .connect, cancelled: false, reason: "cut", now: t0, using: &random)
             == [.proposeRetry(at: t0 + .milliseconds(100), reason: "cut")])
 
         var cancelled = machine()
         _ = cancelled.start()
         _ = cancelled.admitted(at: t0, now: t0)
-        #expect(cancelled.failed(condition: .connectError, kind: .connect, cancelled: true, reason: "gone", now: t0, using: &random) == [.fail])
+        #expect(cancelled.failed("gone", condition: .connectError, kind: .connect, cancelled: true, reason: "gone", now: t0, using: &random) == [.fail("gone")])
     }
 
     @Test func aFailureNoConditionCoversIsFinalWithoutATrace() {
@@ -145,6 +148,6 @@ import Testing
         var random = SplitMix64(seed: 1)
         _ = m.start()
         _ = m.admitted(at: t0, now: t0)
-        #expect(m.failed(condition: nil, kind: .connect, cancelled: false, reason: "tls-certificate", now: t0, using: &random) == [.fail])
+        #expect(m.failed("tls-certificate", condition: nil, kind: .connect, cancelled: false, reason: "tls-certificate", now: t0, using: &random) == [.fail("tls-certificate")])
     }
 }

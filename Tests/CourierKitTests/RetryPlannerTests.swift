@@ -92,7 +92,7 @@ import Testing
         var planner = RetryPlanner(retry: policy(), maxAttempts: 5, retriesAllowed: true, deadline: t0 + .seconds(60))
         planner.attemptStarted()
         #expect(planner.decide(after: .status(503), wait: .seconds(2), now: t0, using: &random) == .retry(at: t0 + .seconds(2)))
-        #expect(planner.budgetRefused() == .giveUp(.budgetExhausted))
+        #expect(planner.budgetRefused() == .budgetExhausted)
         #expect(planner.retries == 0)
         // Finished: nothing more is proposed.
         #expect(planner.decide(after: .status(503), wait: nil, now: t0, using: &random) == .giveUp(.notRetryable))
