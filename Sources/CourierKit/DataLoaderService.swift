@@ -65,55 +65,29 @@ public final class DataLoaderService: Sendable {
     ///
     /// - Parameters:
     ///   - graph: the compiled policy.
-    ///   - userAgent: sent as `User-Agent` unless a request sets one.
-    ///   - registry: the authoriser plugins (the built-in ones by default); a policy's `plugin:` names one.
-    ///   - environment: where `${env:…}` secrets come from (the process's environment by default); a factory
-    ///     may add its own.
+    ///   - configuration: everything else (``Configuration``).
     ///   - client: the transport; by default the service makes its own, on an event loop of its own, and shuts
     ///     both down in ``shutdown(gracePeriod:)`` or when freed (a client passed in stays the caller's to shut
     ///     down).
-    ///   - fallbackCooldown: how long a failed connect target is skipped (30 s by default).
-    ///   - cacheDirectory: where the HTTP cache keeps its records (created if missing; its parent must exist); nil (the default): no
-    ///     HTTP cache. Services whose policy has `cache:` are cached (RFC 9111, a private cache; docs/cache.md);
-    ///     the directory's size cap is the sum of their `max-size`s.
-    ///   - cachingUnclaimedHosts: the cache rules for hosts no service claims; nil (the default): they are not
-    ///     cached.
-    ///   - logger: where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its
-    ///     own ``Request/logger``; also the background logger of the client the service makes. Nowhere by default.
-    ///   - metricsFactory: where the request, retry, wait, byte and connection metrics go; swift-metrics' no-op
-    ///     factory by default, which costs nothing.
-    ///   - tracer: makes a span per load and per attempt, and injects the trace context into requests the policy
-    ///     allows (`propagate-trace-context`); the no-op tracer by default. The parent is the caller's task-local
-    ///     `InstrumentationContext`. Courier never bootstraps the global logging, metrics or instrumentation
-    ///     systems: what they would give is passed here (docs/observability.md).
-    public init(
-        graph: PolicyGraph,
-        userAgent: String,
-        registry: AuthoriserRegistry = .standard,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        client: HTTPClient? = nil,
-        fallbackCooldown: Duration = .seconds(30),
-        cacheDirectory: String? = nil,
-        cachingUnclaimedHosts: CachePolicy? = nil,
-        logger: Logger = HTTPClient.loggingDisabled,
-        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
-        tracer: any Tracer = NoOpTracer()
-    ) {
+    public init(graph: PolicyGraph, configuration: Configuration, client: HTTPClient? = nil) {
         self.current = Mutex(graph)
-        self.userAgent = userAgent
-        self.registry = registry
-        self.environment = environment
-        self.client = client ?? DataLoaderService.makeOwnClient(logger: logger, metricsFactory: metricsFactory)
+        self.userAgent = configuration.userAgent
+        self.registry = configuration.registry
+        self.environment = configuration.environment
+        self.client = client ?? DataLoaderService.makeOwnClient(logger: configuration.logger, metricsFactory: configuration.metricsFactory)
         self.ownsClient = client == nil
-        // The transport's limits are the loader's too, taken once here.
-        (self.maxRedirects, self.maxBodyBytes) = (self.client.configuration.maxRedirects, self.client.configuration.maxBodyBytes)
-        self.fallbackCooldown = fallbackCooldown
-        self.cooldowns = Mutex(FallbackCooldownTable(cooldown: fallbackCooldown))
+        self.maxRedirects = max(0, configuration.maxRedirects)
+        self.maxBodyBytes = max(0, configuration.maxBodyBytes)
+        self.fallbackCooldown = configuration.fallbackCooldown
+        self.cooldowns = Mutex(FallbackCooldownTable(cooldown: configuration.fallbackCooldown))
         self.wallClock = { Date().timeIntervalSince1970 }
-        self.instruments = LoaderInstruments(logger: logger, metricsFactory: metricsFactory, tracer: tracer)
-        self.unclaimedCache = cachingUnclaimedHosts
-        self.httpCache = cacheDirectory.map { directory in
-            let caps = graph.services.compactMap(\.cache?.maxSize) + [cachingUnclaimedHosts?.maxSize].compactMap { $0 }
+        self.instruments = LoaderInstruments(
+            logger: configuration.logger, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer
+        )
+        let unclaimed = configuration.cachingUnclaimedHosts
+        self.unclaimedCache = unclaimed
+        self.httpCache = configuration.cacheDirectory.map { directory in
+            let caps = graph.services.compactMap(\.cache?.maxSize) + [unclaimed?.maxSize].compactMap { $0 }
             return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +))
         }
     }
@@ -131,31 +105,15 @@ public final class DataLoaderService: Sendable {
         }
     }
 
-    /// Makes a service from a policy file, compiled with the same registry.
+    /// Makes a service from a policy file, compiled with the configuration's registry.
     ///
     /// - Throws: ``PolicyLoadError`` with the compiler's diagnostics when the file has errors.
-    public convenience init(
-        policyFile path: String,
-        userAgent: String,
-        registry: AuthoriserRegistry = .standard,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        client: HTTPClient? = nil,
-        fallbackCooldown: Duration = .seconds(30),
-        cacheDirectory: String? = nil,
-        cachingUnclaimedHosts: CachePolicy? = nil,
-        logger: Logger = HTTPClient.loggingDisabled,
-        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
-        tracer: any Tracer = NoOpTracer()
-    ) throws(PolicyLoadError) {
-        let compilation = PolicyCompiler(registry: registry).compile(file: path)
+    public convenience init(policyFile path: String, configuration: Configuration, client: HTTPClient? = nil) throws(PolicyLoadError) {
+        let compilation = PolicyCompiler(registry: configuration.registry).compile(file: path)
         guard !compilation.hasErrors, let graph = compilation.graph else {
             throw PolicyLoadError(path: path, diagnostics: compilation.diagnostics)
         }
-        self.init(
-            graph: graph, userAgent: userAgent, registry: registry, environment: environment, client: client,
-            fallbackCooldown: fallbackCooldown, cacheDirectory: cacheDirectory, cachingUnclaimedHosts: cachingUnclaimedHosts,
-            logger: logger, metricsFactory: metricsFactory, tracer: tracer
-        )
+        self.init(graph: graph, configuration: configuration, client: client)
     }
 
     deinit {

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// signal, or a service failing), the grace period ends at once.
 ///
 /// ```swift
-/// let service = try DataLoaderService(policyFile: "policies/app.yaml", userAgent: "MyApp/1.0")
+/// let service = try DataLoaderService(policyFile: "policies/app.yaml", configuration: .init(userAgent: "MyApp/1.0"))
 /// let group = ServiceGroup(
 ///     services: [CourierService(service), app],
 ///     gracefulShutdownSignals: [.sigterm],

@@ -26,7 +26,7 @@ import Testing
                     retry: { max-attempts: 1 }
                     timeouts: { connect: 10s, total: 20s }
                 """),
-            userAgent: "courier-tests/1", registry: TestRegistry.registry, environment: [:]
+            configuration: .testing()
         )
         let loader = service.makeFactory().makeLoader()
         let url = "https://127.0.0.1:\(listener.port)/v1/secret"

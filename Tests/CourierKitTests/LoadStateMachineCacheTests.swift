@@ -149,4 +149,15 @@ import Testing
         #expect(redirected.responseArrived("r303", status: 303, retryAfter: nil, redirect: "next", now: t0, using: &random)
             == [.invalidateStored("r303"), .discard("r303"), .followRedirect("next")])
     }
+
+    @Test func a5xxAStoredResponseAnswersInsteadOfIsDiscardedNotLeftOnItsConnection() {
+        var random = SplitMix64(seed: 1)
+        var m = machine()
+        _ = m.start()
+        _ = m.cacheLookedUp(finding(.revalidate, staleIfError: true))
+        _ = m.admitted(at: t0, now: t0)
+        #expect(m.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, now: t0, using: &random)
+            == [.gaveUp(reason: "status 503", why: .attemptsExhausted), .discard("r503"),
+                .deliverStored("stored", .stale(.originFailed(error: .httpStatus)))])
+    }
 }

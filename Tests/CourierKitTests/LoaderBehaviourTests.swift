@@ -224,11 +224,7 @@ extension Result where Failure == CourierError {
                 authoriser: \(name)
             """)
         for (limit, body) in [(0, "to end"), (1, "end")] {
-            var configuration = HTTPClientConfiguration()
-            configuration.maxRedirects = limit
-            let client = HTTPClient(configuration: configuration)
-            defer { client.shutdown() }
-            let service = DataLoaderService(graph: graph, userAgent: "t", registry: TestRegistry.registry, environment: [:], client: client)
+            let service = DataLoaderService(graph: graph, configuration: .testing(userAgent: "t") { $0.maxRedirects = limit })
             let response = try await service.makeFactory().makeLoader().load(Request(url: server.url("/hop")))
             #expect(response.body == Array(body.utf8), "limit \(limit)")
             #expect(response.redirects == limit)
@@ -441,7 +437,7 @@ extension Result where Failure == CourierError {
                 retry: { max-attempts: 5, on: [timeout], backoff: { initial: 10ms, jitter: none } }
             """.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let service = try DataLoaderService(policyFile: path, userAgent: "t", environment: [:])
+        let service = try DataLoaderService(policyFile: path, configuration: .testing(userAgent: "t"))
         #expect(service.graph.service(named: "api") != nil)
         let loader = service.makeFactory().makeLoader()
         let seconds = await elapsed {
@@ -465,7 +461,7 @@ extension Result where Failure == CourierError {
         try "version: 1\nservices:\n  api:\n    hosts: 42\n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
-            _ = try DataLoaderService(policyFile: path, userAgent: "t")
+            _ = try DataLoaderService(policyFile: path, configuration: .init(userAgent: "t"))
             Issue.record("a bad policy was accepted")
         } catch {
             #expect(error.path == path)
@@ -495,7 +491,7 @@ extension Result where Failure == CourierError {
                 retry: { max-attempts: 1 }
                 rate-limit: { requests-per-second: 500, burst: 50 }
             """)
-        let service = DataLoaderService(graph: retrying, userAgent: "t", registry: TestRegistry.registry, environment: [:])
+        let service = DataLoaderService(graph: retrying, configuration: .testing(userAgent: "t"))
         let loader = service.makeFactory().makeLoader()
         // Started under the retrying graph, answered 503 after the reload: it still retries.
         let flaky = Task { () async throws(CourierError) -> Response in try await loader.load(Request(url: server.url("/flaky"))) }

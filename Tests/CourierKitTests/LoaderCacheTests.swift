@@ -32,10 +32,7 @@ import Testing
     }
 
     static func service(_ yaml: String = policy(), directory: String) throws -> DataLoaderService {
-        DataLoaderService(
-            graph: try compile(yaml), userAgent: "courier-tests/1", registry: TestRegistry.registry, environment: [:],
-            cacheDirectory: directory
-        )
+        DataLoaderService(graph: try compile(yaml), configuration: .testing { $0.cacheDirectory = directory })
     }
 
     /// The cache events a service's trace reports, in order.

@@ -196,13 +196,9 @@ import Testing
 
     @Test func aBodyOverTheLimitIsAnErrorNotACancellation() async throws {
         let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 200, body: String(repeating: "x", count: 5000)) }
-        var configuration = HTTPClientConfiguration()
-        configuration.maxBodyBytes = 1000
-        let client = HTTPClient(configuration: configuration)
-        defer { client.shutdown() }
         let service = DataLoaderService(
-            graph: try compile("version: 1\nservices:\n  api:\n    hosts: [127.0.0.1]\n"), userAgent: "t",
-            environment: [:], client: client
+            graph: try compile("version: 1\nservices:\n  api:\n    hosts: [127.0.0.1]\n"),
+            configuration: .testing(userAgent: "t") { $0.maxBodyBytes = 1000 }
         )
         let loader = service.makeFactory().makeLoader()
         let recorder = Recorder()

@@ -19,8 +19,13 @@ import Tracing
         metrics: TestMetrics? = nil, tracer: (any Tracer)? = nil
     ) throws -> DataLoaderService {
         DataLoaderService(
-            graph: try compile(yaml), userAgent: "courier-tests/1", registry: TestRegistry.registry, environment: environment,
-            logger: logger, metricsFactory: metrics ?? NOOPMetricsHandler.instance, tracer: tracer ?? NoOpTracer()
+            graph: try compile(yaml),
+            configuration: .testing {
+                $0.environment = environment
+                $0.logger = logger
+                $0.metricsFactory = metrics ?? NOOPMetricsHandler.instance
+                $0.tracer = tracer ?? NoOpTracer()
+            }
         )
     }
 
@@ -180,7 +185,11 @@ import Tracing
                 services:
                   api: { hosts: [127.0.0.1], scheme: http, cache: { ttl: 1m } }
                 """),
-            userAgent: "courier-tests/1", environment: [:], cacheDirectory: directory, metricsFactory: metrics
+            configuration: .testing {
+                $0.registry = .standard
+                $0.cacheDirectory = directory
+                $0.metricsFactory = metrics
+            }
         )
         let loader = service.makeFactory().makeLoader()
         #expect(try await loader.load(Request(url: server.url("/c"))).cache == .miss)

@@ -20,10 +20,18 @@ func compile(_ yaml: String, registry: AuthoriserRegistry = TestRegistry.registr
 }
 
 func makeService(_ yaml: String, cooldown: Duration = .seconds(30)) throws -> DataLoaderService {
-    DataLoaderService(
-        graph: try compile(yaml), userAgent: "courier-tests/1", registry: TestRegistry.registry, environment: [:],
-        fallbackCooldown: cooldown
-    )
+    DataLoaderService(graph: try compile(yaml), configuration: .testing { $0.fallbackCooldown = cooldown })
+}
+
+extension DataLoaderService.Configuration {
+    /// The tests' configuration: the test registry, no process environment, then `change`.
+    static func testing(userAgent: String = "courier-tests/1", _ change: (inout Self) -> Void = { _ in }) -> Self {
+        var configuration = Self(userAgent: userAgent)
+        configuration.registry = TestRegistry.registry
+        configuration.environment = [:]
+        change(&configuration)
+        return configuration
+    }
 }
 
 enum TestRegistry {

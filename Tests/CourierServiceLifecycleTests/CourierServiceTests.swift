@@ -20,7 +20,9 @@ import Testing
     static func makeService() throws -> DataLoaderService {
         let compilation = PolicyCompiler().compile(source: "version: 1\n", path: "inline.yaml")
         let graph = try #require(compilation.graph)
-        return DataLoaderService(graph: graph, userAgent: "courier-tests/1", environment: [:])
+        var configuration = DataLoaderService.Configuration(userAgent: "courier-tests/1")
+        configuration.environment = [:]
+        return DataLoaderService(graph: graph, configuration: configuration)
     }
 
     @Test func aGracefulShutdownOfTheGroupShutsTheDataLoaderServiceDown() async throws {

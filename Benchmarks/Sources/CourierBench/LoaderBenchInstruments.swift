@@ -37,14 +37,30 @@ public enum LoaderBenchInstruments {
         }
     }
 
+    /// The benchmark's service configuration: no process environment, the given instruments.
+    static func configuration(
+        logger: Logger = HTTPClient.loggingDisabled, metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance,
+        tracer: any Tracer = NoOpTracer()
+    ) -> DataLoaderService.Configuration {
+        var configuration = DataLoaderService.Configuration(userAgent: "courier-load/1")
+        configuration.environment = [:]
+        configuration.logger = logger
+        configuration.metricsFactory = metricsFactory
+        configuration.tracer = tracer
+        return configuration
+    }
+
     static func makeService(graph: PolicyGraph, client: HTTPClient, mode: Mode) -> DataLoaderService {
         switch mode {
         case .defaults:
-            return DataLoaderService(graph: graph, userAgent: "courier-load/1", environment: [:], client: client)
+            return DataLoaderService(graph: graph, configuration: configuration(), client: client)
         case .null:
             return DataLoaderService(
-                graph: graph, userAgent: "courier-load/1", environment: [:], client: client,
-                logger: Logger(label: "courier-load") { _ in MemoryLogHandler() }, metricsFactory: NullMetrics(), tracer: NullTracer()
+                graph: graph,
+                configuration: configuration(
+                    logger: Logger(label: "courier-load") { _ in MemoryLogHandler() }, metricsFactory: NullMetrics(), tracer: NullTracer()
+                ),
+                client: client
             )
         case .memory(let only, let exported):
             // Only the backends named in `only` are kept, the others no-op, to see each one's part.
@@ -58,10 +74,13 @@ public enum LoaderBenchInstruments {
                 tracer = NoOpTracer()
             }
             return DataLoaderService(
-                graph: graph, userAgent: "courier-load/1", environment: [:], client: client,
-                logger: keeps("logs") ? Logger(label: "courier-load") { _ in MemoryLogHandler() } : HTTPClient.loggingDisabled,
-                metricsFactory: keeps("metrics") ? TestMetrics() : NOOPMetricsHandler.instance,
-                tracer: tracer
+                graph: graph,
+                configuration: configuration(
+                    logger: keeps("logs") ? Logger(label: "courier-load") { _ in MemoryLogHandler() } : HTTPClient.loggingDisabled,
+                    metricsFactory: keeps("metrics") ? TestMetrics() : NOOPMetricsHandler.instance,
+                    tracer: tracer
+                ),
+                client: client
             )
         }
     }

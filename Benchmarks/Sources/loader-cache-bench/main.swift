@@ -71,11 +71,13 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
-let network = try DataLoaderService(policyFile: policyPath, userAgent: "loader-cache-bench")
+let network = try DataLoaderService(policyFile: policyPath, configuration: .init(userAgent: "loader-cache-bench"))
 let networkLoader = network.makeFactory().makeLoader()
 let cacheDirectory = options.directory + "/loader-cache-bench-\(getpid())"
 defer { try? FileManager.default.removeItem(atPath: cacheDirectory) }
-let cached = try DataLoaderService(policyFile: policyPath, userAgent: "loader-cache-bench", cacheDirectory: cacheDirectory)
+var cachedConfiguration = DataLoaderService.Configuration(userAgent: "loader-cache-bench")
+cachedConfiguration.cacheDirectory = cacheDirectory
+let cached = try DataLoaderService(policyFile: policyPath, configuration: cachedConfiguration)
 let cachedLoader = cached.makeFactory().makeLoader()
 
 // Warm-up: connections, the stored response, the code paths.

@@ -189,6 +189,12 @@ extension CourierCommand {
             configuration.userAgent = removedHeaders.contains("user-agent") ? nil : CourierCommand.userAgent
             if let maxRedirects { configuration.maxRedirects = maxRedirects }
             let client = HTTPClient(configuration: configuration)
+            // The same limits for the data loader (with a policy or a cache), which follows redirects itself.
+            var loaderConfiguration = DataLoaderService.Configuration(
+                userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent
+            )
+            loaderConfiguration.maxRedirects = configuration.maxRedirects
+            loaderConfiguration.maxBodyBytes = configuration.maxBodyBytes
             defer { client.shutdown() }
             if let cacheDirectory {
                 // Created with its parents: a cache commonly lives deep under ~/.cache. A failure shows in -v and the report.
@@ -206,20 +212,18 @@ extension CourierCommand {
                     throw ExitCode(FetchExitCode.usage)
                 }
                 if verbose { for diagnostic in compilation.diagnostics { StandardError.write(diagnostic.description) } }
-                let service = DataLoaderService(
-                    graph: graph, userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent, client: client,
-                    cacheDirectory: cacheDirectory
-                )
+                var loading = loaderConfiguration
+                loading.cacheDirectory = cacheDirectory
+                let service = DataLoaderService(graph: graph, configuration: loading, client: client)
                 fetcher = LoaderFetcher(service: service, template: template, verbose: verbose, offline: offline)
             } else if let cacheDirectory {
                 // No policy: curl-like (sent once, no retries), every host cached with the built-in defaults.
                 var defaults = PolicyDefaults.builtIn
                 defaults.retry.maxAttempts = 1
-                let service = DataLoaderService(
-                    graph: PolicyGraph(services: [], defaults: defaults),
-                    userAgent: removedHeaders.contains("user-agent") ? "" : CourierCommand.userAgent, client: client,
-                    cacheDirectory: cacheDirectory, cachingUnclaimedHosts: .builtIn
-                )
+                var loading = loaderConfiguration
+                loading.cacheDirectory = cacheDirectory
+                loading.cachingUnclaimedHosts = .builtIn
+                let service = DataLoaderService(graph: PolicyGraph(services: [], defaults: defaults), configuration: loading, client: client)
                 fetcher = LoaderFetcher(service: service, template: template, verbose: verbose, offline: offline)
             } else {
                 fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)

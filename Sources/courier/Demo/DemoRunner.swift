@@ -33,7 +33,7 @@ struct DemoRunner {
             let lines = error.diagnostics.map(\.description).joined(separator: "\n")
             throw .policy("\(error)\n\(lines)")
         }
-        let service = DataLoaderService(graph: graph, userAgent: "courier-demo")
+        let service = DataLoaderService(graph: graph, configuration: .init(userAgent: "courier-demo"))
         let clientID = try DemoRunner.checkShape(of: service.graph)
 
         let refreshToken = "demo-refresh-" + String(UInt64.random(in: 1...UInt64.max), radix: 16)

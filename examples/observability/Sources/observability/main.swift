@@ -49,10 +49,11 @@ guard let graph = compilation.graph, !compilation.hasErrors else {
 }
 
 // 3. Courier takes them as parameters: the global systems are the app's business.
-let service = DataLoaderService(
-    graph: graph, userAgent: "observability-example/1", logger: Logger(label: "courier"),
-    metricsFactory: MetricsSystem.factory, tracer: InstrumentationSystem.tracer
-)
+var configuration = DataLoaderService.Configuration(userAgent: "observability-example/1")
+configuration.logger = Logger(label: "courier")
+configuration.metricsFactory = MetricsSystem.factory
+configuration.tracer = InstrumentationSystem.tracer
+let service = DataLoaderService(graph: graph, configuration: configuration)
 let loader = service.makeFactory().makeLoader()
 
 print("== log lines ==")

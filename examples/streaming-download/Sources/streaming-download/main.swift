@@ -14,7 +14,7 @@ guard arguments.count == 3 else {
 let (url, path) = (arguments[1], arguments[2])
 
 guard let policy = Bundle.module.path(forResource: "policy", ofType: "yaml") else { fatalError("policy.yaml is missing") }
-let service = try DataLoaderService(policyFile: policy, userAgent: "streaming-download/1")
+let service = try DataLoaderService(policyFile: policy, configuration: .init(userAgent: "streaming-download/1"))
 let loader = service.makeFactory().makeLoader()
 
 guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {

@@ -16,7 +16,7 @@ let base = CommandLine.arguments[1].hasSuffix("/") ? CommandLine.arguments[1] : 
 guard let policy = Bundle.module.path(forResource: "policy", ofType: "yaml") else { fatalError("policy.yaml is missing") }
 let service: DataLoaderService
 do {
-    service = try DataLoaderService(policyFile: policy, userAgent: "catalog-example/1.0")
+    service = try DataLoaderService(policyFile: policy, configuration: .init(userAgent: "catalog-example/1.0"))
 } catch {
     for diagnostic in error.diagnostics { print(diagnostic) }
     exit(1)
