@@ -551,6 +551,36 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         defer { client.shutdown() }
         await expectKind(.connect) { _ = try await client.execute(HTTPRequest(url: url(closed.url("/")))) }
     }
+
+    @Test func everyRequestWaitingOnAFailedConnectGetsTheSocketsOwnError() async throws {
+        // One connection at a time: the requests queue, each connect attempt answers for the oldest one, and each
+        // gets the error of the attempt made for it (the socket's refusal as the cause), never a stand-in.
+        let closed = try ClosedPort()
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerHost = 1
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let errors = await withTaskGroup(of: CourierError?.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    do {
+                        _ = try await client.execute(HTTPRequest(url: url(closed.url("/"))))
+                        return nil
+                    } catch let error as CourierError {
+                        return error
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            return await group.reduce(into: [CourierError?]()) { $0.append($1) }
+        }
+        #expect(errors.count == 4)
+        for error in errors {
+            #expect(error?.kind == .connect, "\(String(describing: error))")
+            #expect(error?.cause is ConnectionError, "\(String(describing: error))")
+        }
+    }
 }
 
 /// A one-shot gate for scripted servers: handlers wait on it until the test opens it.
