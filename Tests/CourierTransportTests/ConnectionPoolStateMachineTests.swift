@@ -20,6 +20,15 @@ import Testing
         SM(configuration: .init(maxConnectionsPerKey: limit, idleTimeout: .seconds(60)))
     }
 
+    /// A machine whose key `a` has connection 1 idle since 2 s, after request 1 used it.
+    func machineWithAnIdleConnection(limit: Int = 2) -> SM {
+        var pool = machine(limit: limit)
+        _ = pool.waitForConnection(1, key: a, connectDeadline: t(10))
+        _ = pool.connectionEstablished(1, now: t(1))
+        _ = pool.connectionReleased(1, reusable: true, now: t(2))
+        return pool
+    }
+
     @Test func firstRequestCreatesThenLeasesThenParksForReuse() {
         var pool = machine()
         // Nothing idle: the request waits, and a connection is made for it with its connect deadline.
@@ -129,10 +138,7 @@ import Testing
     }
 
     @Test func aStaleLeaseIsServedAgainAheadOfOthers() {
-        var pool = machine(limit: 1)
-        _ = pool.waitForConnection(1, key: a, connectDeadline: t(10))
-        _ = pool.connectionEstablished(1, now: t(1))
-        _ = pool.connectionReleased(1, reusable: true, now: t(2))
+        var pool = machineWithAnIdleConnection(limit: 1)
         #expect(pool.leaseIdleConnection(key: a) == .leased(1))
         #expect(trace(pool.waitForConnection(3, key: a, connectDeadline: t(13))) == [])
         // The server had closed connection 1 while it was idle: request 2 goes first on the replacement, which is
@@ -183,10 +189,7 @@ import Testing
     }
 
     @Test func shutdownWhileConnectingFailsTheWaitersAndClosesTheConnectionWhenItArrives() {
-        var pool = machine(limit: 2)
-        _ = pool.waitForConnection(1, key: a, connectDeadline: t(10))
-        _ = pool.connectionEstablished(1, now: t(1))
-        _ = pool.connectionReleased(1, reusable: true, now: t(2))
+        var pool = machineWithAnIdleConnection(limit: 2)
         #expect(pool.leaseIdleConnection(key: a) == .leased(1))
         #expect(trace(pool.waitForConnection(2, key: a, connectDeadline: t(10))) == ["create c2 a @10"])
         #expect(trace(pool.waitForConnection(3, key: a, connectDeadline: t(10))) == [])
@@ -217,10 +220,7 @@ import Testing
     }
 
     @Test func aQuietPoolSaysSoAtOnce() {
-        var pool = machine()
-        _ = pool.waitForConnection(1, key: a, connectDeadline: t(10))
-        _ = pool.connectionEstablished(1, now: t(1))
-        _ = pool.connectionReleased(1, reusable: true, now: t(2))
+        var pool = machineWithAnIdleConnection()
         // Idle connections do not count.
         #expect(trace(pool.notifyWhenQuiet()) == ["quiet"])
     }
