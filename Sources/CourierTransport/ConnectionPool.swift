@@ -121,6 +121,8 @@ final class ConnectionPool: Sendable {
                     }
                     return s.machine.leasedConnectionWasStale(stale, request: request, connectDeadline: connectDeadline)
                 })
+                // A task cancelled before it was queued ran its handler (below) when nothing was there to cancel.
+                if CancellationScope.isCancelled { event { $0.cancelWaiter(request, key: key) } }
             }
         } onCancel: { [self] in
             event { $0.cancelWaiter(request, key: key) }

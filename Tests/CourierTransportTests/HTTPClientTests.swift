@@ -325,6 +325,38 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(server.acceptedConnections == 1)
     }
 
+    @Test func aRequestCancelledBeforeItQueuesForAConnectionIsNotLeftWaiting() async throws {
+        // Its cancellation handler runs before the pool has queued it: the pool must still see the cancellation
+        // once it has, or the request waits for the busy connection (here: until the gate's 10 s bound).
+        let gate = Gate()
+        let server = try ScriptedServer { c in
+            while c.readRequestHead() != nil {
+                if c.index == 1 && gate.isClosed { gate.waitOpen() }
+                c.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+        }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerHost = 1
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let busy = Task { try await client.execute(HTTPRequest(url: url(server.url("/busy")))) }
+        while server.acceptedConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let start = ContinuousClock.now
+        let waiting = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.execute(HTTPRequest(url: url(server.url("/queued"))))
+        }
+        do {
+            _ = try await waiting.value
+            Issue.record("the cancelled request was served")
+        } catch let error as CourierError {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(ContinuousClock.now - start < .seconds(2))
+        gate.open()
+        #expect(try await busy.value.body == Array("ok".utf8))
+    }
+
     @Test func idleConnectionsCloseAfterTheIdleTimeout() async throws {
         let peer = try await PythonPeer.start()
         defer { peer.stop() }
