@@ -291,9 +291,9 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(client.openConnectionCount == 0)
     }
 
-    @Test func aRequestWaitingForAConnectionCanBeCancelled() async throws {
-        // The server holds its first response until the test opens the gate, so the only connection is busy
-        // for as long as the test needs, whatever the machine's load.
+    /// A client with one connection per host, busy with a request whose response the server holds until the
+    /// test opens the gate, so the connection stays busy for as long as the test needs, whatever the machine's load.
+    private func oneBusyConnection() async throws -> (Gate, ScriptedServer, HTTPClient, Task<HTTPResponse, any Error>) {
         let gate = Gate()
         let server = try ScriptedServer { c in
             while c.readRequestHead() != nil {
@@ -304,9 +304,14 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = 1
         let client = HTTPClient(configuration: configuration)
-        defer { client.shutdown() }
         let busy = Task { try await client.execute(HTTPRequest(url: url(server.url("/busy")))) }
         while server.acceptedConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        return (gate, server, client, busy)
+    }
+
+    @Test func aRequestWaitingForAConnectionCanBeCancelled() async throws {
+        let (gate, server, client, busy) = try await oneBusyConnection()
+        defer { client.shutdown() }
         let waiting = Task { try await client.execute(HTTPRequest(url: url(server.url("/queued")))) }
         try await Task.sleep(for: .milliseconds(50))
         let cancelledAt = ContinuousClock.now
@@ -328,19 +333,8 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
     @Test func aRequestCancelledBeforeItQueuesForAConnectionIsNotLeftWaiting() async throws {
         // Its cancellation handler runs before the pool has queued it: the pool must still see the cancellation
         // once it has, or the request waits for the busy connection (here: until the gate's 10 s bound).
-        let gate = Gate()
-        let server = try ScriptedServer { c in
-            while c.readRequestHead() != nil {
-                if c.index == 1 && gate.isClosed { gate.waitOpen() }
-                c.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-            }
-        }
-        var configuration = HTTPClientConfiguration()
-        configuration.maxConnectionsPerHost = 1
-        let client = HTTPClient(configuration: configuration)
+        let (gate, server, client, busy) = try await oneBusyConnection()
         defer { client.shutdown() }
-        let busy = Task { try await client.execute(HTTPRequest(url: url(server.url("/busy")))) }
-        while server.acceptedConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let start = ContinuousClock.now
         let waiting = Task {
             withUnsafeCurrentTask { $0?.cancel() }
