@@ -291,9 +291,9 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(client.openConnectionCount == 0)
     }
 
-    @Test func aRequestWaitingForAConnectionCanBeCancelled() async throws {
-        // The server holds its first response until the test opens the gate, so the only connection is busy
-        // for as long as the test needs, whatever the machine's load.
+    /// A client with one connection per host, busy with a request whose response the server holds until the
+    /// test opens the gate, so the connection stays busy for as long as the test needs, whatever the machine's load.
+    private func oneBusyConnection() async throws -> (Gate, ScriptedServer, HTTPClient, Task<HTTPResponse, any Error>) {
         let gate = Gate()
         let server = try ScriptedServer { c in
             while c.readRequestHead() != nil {
@@ -304,9 +304,14 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         var configuration = HTTPClientConfiguration()
         configuration.maxConnectionsPerHost = 1
         let client = HTTPClient(configuration: configuration)
-        defer { client.shutdown() }
         let busy = Task { try await client.execute(HTTPRequest(url: url(server.url("/busy")))) }
         while server.acceptedConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        return (gate, server, client, busy)
+    }
+
+    @Test func aRequestWaitingForAConnectionCanBeCancelled() async throws {
+        let (gate, server, client, busy) = try await oneBusyConnection()
+        defer { client.shutdown() }
         let waiting = Task { try await client.execute(HTTPRequest(url: url(server.url("/queued")))) }
         try await Task.sleep(for: .milliseconds(50))
         let cancelledAt = ContinuousClock.now
@@ -323,6 +328,27 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(try await busy.value.body == Array("ok".utf8))
         #expect(try await client.execute(HTTPRequest(url: url(server.url("/after")))).body == Array("ok".utf8))
         #expect(server.acceptedConnections == 1)
+    }
+
+    @Test func aRequestCancelledBeforeItQueuesForAConnectionIsNotLeftWaiting() async throws {
+        // Its cancellation handler runs before the pool has queued it: the pool must still see the cancellation
+        // once it has, or the request waits for the busy connection (here: until the gate's 10 s bound).
+        let (gate, server, client, busy) = try await oneBusyConnection()
+        defer { client.shutdown() }
+        let start = ContinuousClock.now
+        let waiting = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.execute(HTTPRequest(url: url(server.url("/queued"))))
+        }
+        do {
+            _ = try await waiting.value
+            Issue.record("the cancelled request was served")
+        } catch let error as CourierError {
+            #expect(error.kind == .cancelled)
+        }
+        #expect(ContinuousClock.now - start < .seconds(2))
+        gate.open()
+        #expect(try await busy.value.body == Array("ok".utf8))
     }
 
     @Test func idleConnectionsCloseAfterTheIdleTimeout() async throws {
@@ -550,6 +576,36 @@ func json(_ bytes: [UInt8]) throws -> [String: Any] {
         let client = HTTPClient()
         defer { client.shutdown() }
         await expectKind(.connect) { _ = try await client.execute(HTTPRequest(url: url(closed.url("/")))) }
+    }
+
+    @Test func everyRequestWaitingOnAFailedConnectGetsTheSocketsOwnError() async throws {
+        // One connection at a time: the requests queue, each connect attempt answers for the oldest one, and each
+        // gets the error of the attempt made for it (the socket's refusal as the cause), never a stand-in.
+        let closed = try ClosedPort()
+        var configuration = HTTPClientConfiguration()
+        configuration.maxConnectionsPerHost = 1
+        let client = HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        let errors = await withTaskGroup(of: CourierError?.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    do {
+                        _ = try await client.execute(HTTPRequest(url: url(closed.url("/"))))
+                        return nil
+                    } catch let error as CourierError {
+                        return error
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            return await group.reduce(into: [CourierError?]()) { $0.append($1) }
+        }
+        #expect(errors.count == 4)
+        for error in errors {
+            #expect(error?.kind == .connect, "\(String(describing: error))")
+            #expect(error?.cause is ConnectionError, "\(String(describing: error))")
+        }
     }
 }
 
