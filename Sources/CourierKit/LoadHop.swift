@@ -9,7 +9,7 @@ import CourierTransport
 /// machine's actions carry what they act on (the response, the stored response, the next hop, the failure), so
 /// nothing here guards state the machine holds.
 struct LoadHop {
-    typealias Machine = LoadStateMachine<HTTPExchange, HTTPCache.Lookup, RedirectFollower.Hop, CourierError>
+    typealias Machine = LoadStateMachine<LoadAnswer, HTTPCache.Lookup, RedirectFollower.Hop, CourierError>
 
     /// How a hop ends: with the answer, or with the next request to load.
     enum Outcome {
@@ -50,11 +50,13 @@ struct LoadHop {
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
 
-    private var service: DataLoaderService { execution.factory.service }
-    private var trace: LoaderTracer { execution.trace }
+    private let service: DataLoaderService
+    private let trace: LoaderTracer
 
     init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: ContinuousInstant?) throws(CourierError) {
         self.execution = execution
+        self.service = execution.factory.service
+        self.trace = execution.trace
         self.request = request
         self.url = url
         self.route = route
@@ -124,12 +126,13 @@ struct LoadHop {
             case .deliverStored(let lookup, let kind):
                 return .answer(try await answer(lookup, as: kind, &counters))
 
-            case .freshenStored(let lookup, var notModified):
+            case .freshenStored(let lookup, let notModified):
                 counters.count(await notModified.drain())
-                actions += machine.freshened(await freshen(lookup, from: notModified))
+                actions += machine.freshened(await freshen(lookup, from: notModified.exchange))
 
             case .invalidateStored(let answer):
-                if let stage, let event = await stage.invalidate(method: request.method, url: url, status: answer.status, headers: answer.headers) {
+                let head = answer.exchange.head
+                if let stage, let event = await stage.invalidate(method: request.method, url: url, status: head.status, headers: head.headers) {
                     trace(machine.attempt, .cache(event))
                 }
 
@@ -189,7 +192,7 @@ struct LoadHop {
                         throw error
                     }
                     actions += machine.responseArrived(
-                        exchange, status: exchange.status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
+                        LoadAnswer(exchange), status: exchange.status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
                     )
                 case .failure(let error):
                     actions += failed(error, &counters, handedOver: false)
@@ -201,7 +204,7 @@ struct LoadHop {
             case .pauseEndpoint(let until):
                 service.pause(key: route.endpointKey, until: until)
 
-            case .discard(var answer):
+            case .discard(let answer):
                 counters.count(await answer.drain())
 
             case .refreshCredentials:
@@ -232,7 +235,7 @@ struct LoadHop {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                switch await read(answer, storingOver: store ? .some(found) : nil, &counters) {
+                switch await read(answer.exchange, storingOver: store ? .some(found) : nil, &counters) {
                 case .success(let response): return .answer(response)
                 case .failure(let error): actions += failed(error, &counters, handedOver: execution.events != nil)
                 }

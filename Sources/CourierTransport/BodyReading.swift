@@ -14,8 +14,6 @@ struct BodyReading: Sendable {
     private var connection: HTTP1Connection?
     private let pool: ConnectionPool
     private var decoder: ContentDecoder?
-    /// The connection's byte stream (what a streaming reader closes to wake a read in progress).
-    let stream: any ByteStream
     let url: HTTPURL
     private let deadline: MonotonicInstant
     private let idle: Duration
@@ -37,7 +35,6 @@ struct BodyReading: Sendable {
         deadline: MonotonicInstant, idle: Duration, start: MonotonicInstant, metrics: RequestMetrics
     ) {
         self.connection = connection
-        self.stream = connection.stream
         self.pool = pool
         self.decoder = decoder
         self.url = url
@@ -46,6 +43,10 @@ struct BodyReading: Sendable {
         self.start = start
         self.metrics = metrics
     }
+
+    /// The connection's byte stream while the body is being read (what a streaming reader closes to wake a read in
+    /// progress).
+    var stream: (any ByteStream)? { connection?.stream }
 
     /// Whether the connection is still held (the body has neither ended nor failed).
     var isReading: Bool { connection != nil }

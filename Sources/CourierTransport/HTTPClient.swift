@@ -151,7 +151,7 @@ public final class HTTPClient: Sendable {
 
     /// An exchange whose body is read chunk by chunk as the caller consumes it.
     package func streaming(_ exchange: HTTPExchange) -> StreamingResponse {
-        let reader = ResponseBodyReader(exchange.reading, stream: exchange.reading.stream)
+        let reader = ResponseBodyReader(exchange.reading)
         return StreamingResponse(head: exchange.head, url: exchange.url, body: reader)
     }
 

@@ -23,10 +23,11 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
 
     private let state: Mutex<State>
     /// For closing the stream under a read in progress (closing is safe from any thread).
-    private let stream: any ByteStream
+    private let stream: (any ByteStream)?
     private let url: HTTPURL
 
-    init(_ reading: sending BodyReading, stream: any ByteStream) {
+    init(_ reading: sending BodyReading) {
+        let stream = reading.stream
         let metrics = reading.metrics
         self.url = reading.url
         self.stream = stream
@@ -80,7 +81,7 @@ public final class ResponseBodyReader: AsyncSequence, Sendable {
             return true
         }
         // A read in progress: wake it (it fails) and let the reading task close the rest when it is back.
-        if !idle { stream.close() }
+        if !idle { stream?.close() }
     }
 
     private func put(back reading: inout BodyReading) {

@@ -1,0 +1,18 @@
+import CourierTransport
+
+/// A response whose body is still to be read, as the load's state machine carries it: boxed, because its actions
+/// copy it several times on the way to the owner, and a box is copied with one reference count instead of one per
+/// reference-counted field of the exchange.
+final class LoadAnswer: Sendable {
+    let exchange: HTTPExchange
+
+    init(_ exchange: HTTPExchange) {
+        self.exchange = exchange
+    }
+
+    /// Reads and drops the body (``HTTPExchange/drain()``); the exchange's final figures.
+    nonisolated(nonsending) func drain() async -> RequestMetrics {
+        var exchange = self.exchange
+        return await exchange.drain()
+    }
+}
