@@ -73,14 +73,7 @@ import Testing
         defer { server.stop() }
         let files = try FetchTestFiles()
         defer { files.remove() }
-        let policy = try files.write("policy.yaml", """
-            version: 1
-            services:
-              cached:
-                hosts: [127.0.0.1]
-                scheme: http
-                cache: { ttl: 1m }
-            """)
+        let policy = try files.write("policy.yaml", FetchTestFiles.cachingPolicy("{ ttl: 1m }"))
         let dir = files.path("p")
         let cached = server.url("/x")
         let unclaimed = server.localhostURL("/x")
@@ -170,14 +163,7 @@ import Testing
         defer { server.stop() }
         let files = try FetchTestFiles()
         defer { files.remove() }
-        let policy = try files.write("policy.yaml", """
-            version: 1
-            services:
-              cached:
-                hosts: [127.0.0.1]
-                scheme: http
-                cache: { ttl: 5m, max-size: 100KiB }
-            """)
+        let policy = try files.write("policy.yaml", FetchTestFiles.cachingPolicy("{ ttl: 5m, max-size: 100KiB }"))
         let dir = files.path("capped")
         let cap: Int64 = 100 * 1024
         var largest: Int64 = 0
