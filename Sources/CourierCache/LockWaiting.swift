@@ -11,7 +11,7 @@ import Musl
 /// On Swift's cooperative pool (a thread or two per core) a blocked thread is work nobody else can do, and a
 /// lock can be held for long by another process (a collection over many records). So an operation on one key
 /// first tries its lock without waiting, and only when it is taken retries on a thread of its own
-/// (``RecordStore``'s `withoutBlockingThePool`); scans, which hold locks longest, always run there.
+/// (``withoutBlockingThePool(_:key:syncing:_:)``); scans, which hold locks longest, always run there.
 enum LockWaiting {
     /// True where waiting is allowed (the default: synchronous callers such as a forked test child); false on the
     /// first, non-blocking try of an async operation.
