@@ -28,7 +28,12 @@ struct RecordHeader: Hashable, Sendable {
     /// The fixed part plus the key: where the payload starts.
     var headerSize: Int { Self.fixedSize + key.count }
     /// The length the whole file must have.
-    var fileSize: UInt64 { UInt64(headerSize) + payloadSize }
+    /// Saturated: a hostile payload size near 2⁶⁴ (with a matching header CRC) must read as a length mismatch,
+    /// not trap (FuzzRecord found it); no file is `UInt64.max` bytes long.
+    var fileSize: UInt64 {
+        let (sum, overflow) = UInt64(headerSize).addingReportingOverflow(payloadSize)
+        return overflow ? .max : sum
+    }
 
     /// The fixed part with its CRC: what an in-place update writes at offset 0.
     func encodedFixedPart() -> [UInt8] {
