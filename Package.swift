@@ -47,7 +47,7 @@ let package = Package(
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         // MARK: - Vocabulary
-        .target(name: "CourierCore", dependencies: ["CCourierOpenSSL"]),
+        .target(name: "CourierCore", dependencies: ["CCourierOpenSSL", "CCourierPosix"]),
 
         // MARK: - Policy compiler, codec, event loop (each on its own)
         .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),

@@ -9,6 +9,11 @@ public struct CacheStatistics: Hashable, Sendable {
     public var backgroundFailures = 0
     /// The last background garbage-collection error.
     public var lastBackgroundError: CacheError?
+    /// Stores that took the directory over its size cap and whose collection down to it then failed (the record
+    /// itself was stored); the last error is in ``lastTrimError``.
+    public var trimFailures = 0
+    /// The last failed trim's error.
+    public var lastTrimError: CacheError?
 
     /// All counts zero.
     public init() {}

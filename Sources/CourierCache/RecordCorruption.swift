@@ -11,6 +11,9 @@ public enum RecordCorruption: Error, Hashable, Sendable, CustomStringConvertible
     case badHeaderSize
     /// The CRC-32 over the fixed header and the key does not match.
     case headerChecksumMismatch
+    /// The flags or the reserved field are not 0: a field this version does not know (and that a rewrite of the
+    /// header would lose) is set.
+    case unknownFields
     /// The key in the header is not the key asked for, or its hash is not the file's name (a moved file or,
     /// in theory, a SHA-256 collision).
     case keyMismatch
@@ -27,6 +30,7 @@ public enum RecordCorruption: Error, Hashable, Sendable, CustomStringConvertible
         case .unsupportedVersion(let version): return "unsupported version \(version)"
         case .badHeaderSize: return "bad header or key size"
         case .headerChecksumMismatch: return "header checksum mismatch"
+        case .unknownFields: return "unknown flags or reserved bits set"
         case .keyMismatch: return "key mismatch"
         case .payloadSizeMismatch: return "payload size mismatch"
         case .payloadChecksumMismatch: return "payload checksum mismatch"

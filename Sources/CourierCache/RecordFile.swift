@@ -279,6 +279,17 @@ enum RecordFile {
         }
     }
 
+    /// The length of the file at `path`, or nil if there is none (one `stat`, nothing read).
+    static func fileSize(_ path: String) throws(SystemCallError) -> Int64? {
+        var info = stat()
+        do {
+            _ = try SystemCall.blocking("stat") { stat(path, &info) }
+        } catch where error.errno == ENOENT {
+            return nil
+        }
+        return Int64(info.st_size)
+    }
+
     /// Creates a directory unless it exists.
     static func makeDirectory(_ path: String) throws(SystemCallError) {
         do {

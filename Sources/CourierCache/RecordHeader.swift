@@ -28,7 +28,12 @@ struct RecordHeader: Hashable, Sendable {
     /// The fixed part plus the key: where the payload starts.
     var headerSize: Int { Self.fixedSize + key.count }
     /// The length the whole file must have.
-    var fileSize: UInt64 { UInt64(headerSize) + payloadSize }
+    /// Saturated: a hostile payload size near 2⁶⁴ (with a matching header CRC) must read as a length mismatch,
+    /// not trap (FuzzRecord found it); no file is `UInt64.max` bytes long.
+    var fileSize: UInt64 {
+        let (sum, overflow) = UInt64(headerSize).addingReportingOverflow(payloadSize)
+        return overflow ? .max : sum
+    }
 
     /// The fixed part with its CRC: what an in-place update writes at offset 0.
     func encodedFixedPart() -> [UInt8] {
@@ -57,7 +62,8 @@ struct RecordHeader: Hashable, Sendable {
 
     /// Reads the header from the start of a file's bytes (the whole file, or at least the fixed part and key).
     ///
-    /// Checks, in order: length, magic, version, header and key sizes, header CRC. Never traps on any input.
+    /// Checks, in order: length, magic, version, header and key sizes, header CRC, flags and reserved field (0).
+    /// Never traps on any input.
     static func decode(_ bytes: [UInt8]) -> Result<RecordHeader, RecordCorruption> {
         guard bytes.count >= fixedSize else { return .failure(.truncatedHeader) }
         guard Array(bytes[0..<4]) == magic else { return .failure(.badMagic) }
@@ -71,6 +77,11 @@ struct RecordHeader: Hashable, Sendable {
         let key = Array(bytes[fixedSize..<(fixedSize + keySize)])
         let crc = CRC32.checksum(bytes[fixedSize..<(fixedSize + keySize)], seed: CRC32.checksum(bytes[0..<60]))
         guard crc == bytes.littleEndian(at: 60) as UInt32 else { return .failure(.headerChecksumMismatch) }
+        // Checked after the CRC (a torn or rotten header reads as a checksum mismatch): set, they were written on
+        // purpose by a writer this version does not understand.
+        guard bytes.littleEndian(at: 12) as UInt32 == 0, bytes.littleEndian(at: 52) as UInt32 == 0 else {
+            return .failure(.unknownFields)
+        }
         return .success(
             RecordHeader(
                 lockCount: bytes.littleEndian(at: 8),

@@ -1,5 +1,4 @@
-import Dispatch
-import Foundation
+import CourierCore
 import Synchronization
 
 /// Runs independent per-stripe work of a scan on several threads of its own.
@@ -31,17 +30,10 @@ enum StripeWorkers {
             }
         }
         let helpers = max(0, min(threads, items.count) - 1)
-        let done = DispatchSemaphore(value: 0)
-        for _ in 0..<helpers {
-            let thread = Thread {
-                work()
-                done.signal()
-            }
-            thread.name = "courier-cache-gc"
-            thread.start()
-        }
+        // A helper that cannot be started leaves its share to the others (the calling thread always works).
+        let started = (0..<helpers).compactMap { _ in try? ThreadOfItsOwn.startJoinable(name: "courier-cache-gc", work) }
         work()
-        for _ in 0..<helpers { done.wait() }
+        for thread in started { ThreadOfItsOwn.join(thread) }
         if let failure = shared.failure.withLock({ $0 }) { throw failure }
         return shared.outputs.withLock { $0.map { $0! } }
     }

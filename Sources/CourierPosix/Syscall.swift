@@ -377,30 +377,9 @@ enum Syscall {
         _ = try SystemCall.blocking("sched_setscheduler") { CCourierPosix_setNormalScheduling() }
     }
 
-    /// Starts a joinable thread running `body`.
-    @inline(never)
+    /// Starts a joinable thread running `body` (``ThreadOfItsOwn``, in CourierCore, starts every thread).
     static func startThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) -> pthread_t {
-        final class Box {
-            let name: String
-            let body: @Sendable () -> Void
-            init(name: String, body: @escaping @Sendable () -> Void) {
-                self.name = name
-                self.body = body
-            }
-        }
-        let box = Unmanaged.passRetained(Box(name: name, body: body)).toOpaque()
-        var thread = pthread_t()
-        let code = pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            CCourierPosix_setThreadName(box.name)
-            box.body()
-            return nil
-        }, box)
-        guard code == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            throw SystemCallError(call: "pthread_create", errno: code)
-        }
-        return thread
+        try ThreadOfItsOwn.startJoinable(name: name, body)
     }
 
     /// Waits for `thread` to finish.

@@ -73,14 +73,7 @@ import Testing
         defer { server.stop() }
         let files = try FetchTestFiles()
         defer { files.remove() }
-        let policy = try files.write("policy.yaml", """
-            version: 1
-            services:
-              cached:
-                hosts: [127.0.0.1]
-                scheme: http
-                cache: { ttl: 1m }
-            """)
+        let policy = try files.write("policy.yaml", FetchTestFiles.cachingPolicy("{ ttl: 1m }"))
         let dir = files.path("p")
         let cached = server.url("/x")
         let unclaimed = server.localhostURL("/x")
@@ -132,5 +125,93 @@ import Testing
         #expect(inspect.stdout.contains("response: 200 Scripted"))
         #expect(inspect.stdout.contains("  ETag: \"e\""))
         #expect(inspect.stdout.contains("body: 10 bytes"))
+    }
+
+    /// The record files under a cache directory's stripes: their total bytes and the largest one.
+    static func recordBytes(_ directory: String) throws -> (total: Int64, largest: Int64) {
+        let manager = FileManager.default
+        var total: Int64 = 0
+        var largest: Int64 = 0
+        for stripe in try manager.contentsOfDirectory(atPath: directory) where stripe.count == 2 {
+            for name in try manager.contentsOfDirectory(atPath: directory + "/" + stripe) {
+                let attributes = try manager.attributesOfItem(atPath: directory + "/" + stripe + "/" + name)
+                let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+                total += size
+                largest = max(largest, size)
+            }
+        }
+        return (total, largest)
+    }
+
+    /// The URLs of the responses `courier cache ls --json` lists.
+    static func listedURLs(_ directory: String) async throws -> Set<String> {
+        let list = try await CourierProcess.run(["cache", "ls", "--json", directory])
+        #expect(list.status == 0, "\(list.stderr)")
+        return Set(try list.stdout.split(separator: "\n").compactMap {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            return (object["http"] as? [String: Any])?["url"] as? String
+        })
+    }
+
+    /// Issue 23: a policy's `max-size` bounds the directory as runs of `courier fetch` store into it, each a process
+    /// of its own (not only when the next collection runs, minutes later), and what goes is the least recently
+    /// used. 21 KB responses under a 100 KiB cap: five do not fit, four do. /2 is fetched again (a hit) before /6
+    /// and /7, so it outlives /3 and /4, which were stored after it.
+    @Test func aPolicysMaxSizeBoundsTheDirectoryAcrossRunsAndKeepsTheMostRecentlyUsed() async throws {
+        let body = String(repeating: "x", count: 21_000)
+        let server = try RecordingServer { _, _ in .init(headers: [("Cache-Control", "max-age=300")], body: body) }
+        defer { server.stop() }
+        let files = try FetchTestFiles()
+        defer { files.remove() }
+        let policy = try files.write("policy.yaml", FetchTestFiles.cachingPolicy("{ ttl: 5m, max-size: 100KiB }"))
+        let dir = files.path("capped")
+        let cap: Int64 = 100 * 1024
+        var largest: Int64 = 0
+        for path in ["/0", "/1", "/2", "/3", "/4", "/5", "/2", "/6", "/7"] {
+            let run = try await CourierProcess.run(["fetch", "--policy", policy, "--cache-dir", dir, server.url(path)])
+            #expect(run.status == 0, "\(run.stderr)")
+            let bytes = try Self.recordBytes(dir)
+            largest = max(largest, bytes.largest)
+            #expect(bytes.total <= cap + largest, "\(bytes.total) bytes of records after \(path)")
+        }
+        #expect(server.requests.count == 8)  // the second /2 was a hit
+        let kept = try await Self.listedURLs(dir)
+        for path in ["/2", "/5", "/6", "/7"] { #expect(kept.contains(server.url(path)), "\(path) was evicted: \(kept.sorted())") }
+        for path in ["/0", "/1", "/3", "/4"] { #expect(!kept.contains(server.url(path)), "\(path) was kept: \(kept.sorted())") }
+    }
+
+    /// `courier cache ls` lists stored responses, one line each; the per-URL `Vary` indexes the HTTP cache files
+    /// beside them are internal records, listed only with `--internal`.
+    @Test func cacheListShowsOneLinePerStoredResponseAndTheIndexesOnlyWhenAsked() async throws {
+        let server = try RecordingServer { _, request in
+            request.path == "/varied"
+                ? .init(headers: [("Cache-Control", "max-age=600"), ("Vary", "Accept-Language")], body: "varied")
+                : .init(headers: [("Cache-Control", "max-age=600")], body: "plain")
+        }
+        defer { server.stop() }
+        let files = try FetchTestFiles()
+        defer { files.remove() }
+        let dir = files.path("internal")
+        let fetched = try await CourierProcess.run(["fetch", "--cache-dir", dir, server.url("/varied"), server.url("/plain")])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+
+        let text = try await CourierProcess.run(["cache", "ls", dir])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("GET ") }, "\(lines)")
+        let json = try await CourierProcess.run(["cache", "ls", "--json", dir])
+        let objects = try json.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 2 && objects.allSatisfy { $0["http"] != nil }, "\(json.stdout)")
+
+        let withInternal = try await CourierProcess.run(["cache", "ls", "--internal", dir])
+        #expect(withInternal.status == 0, "\(withInternal.stderr)")
+        let all = withInternal.stdout.split(separator: "\n").map(String.init)
+        #expect(all.count == 4, "\(all)")
+        #expect(all.filter { $0.hasPrefix("vary GET \(server.url("/"))") }.count == 2, "\(all)")
+        let internalJSON = try await CourierProcess.run(["cache", "ls", "--internal", "--json", dir])
+        #expect(internalJSON.stdout.split(separator: "\n").count == 4)
     }
 }

@@ -21,6 +21,18 @@ struct FetchTestFiles {
             retry: { max-attempts: 1 }
         """
 
+    /// A policy whose one service, `cached`, routes 127.0.0.1 with the cache clause `cache` (e.g. `{ ttl: 1m }`).
+    static func cachingPolicy(_ cache: String) -> String {
+        """
+        version: 1
+        services:
+          cached:
+            hosts: [127.0.0.1]
+            scheme: http
+            cache: \(cache)
+        """
+    }
+
     func path(_ name: String) -> String { directory.appending(path: name).path }
 
     /// Writes `text` to `name` and returns its path.

@@ -135,7 +135,7 @@ import Testing
                     // The child: only this thread exists; it writes through the store's own synchronous path.
                     var generation = start
                     while true {
-                        try? store.storeNow(payload(generation), forKey: key, ttl: .zero, locked: false)
+                        _ = try? store.storeNow(payload(generation), forKey: key, ttl: .zero, locked: false)
                         generation += 1
                     }
                 }

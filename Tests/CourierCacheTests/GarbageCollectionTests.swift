@@ -17,9 +17,11 @@ import Testing
         defer { directory.remove() }
         let payload = [UInt8](repeating: 1, count: 1000)
         let recordSize = Int64(64 + "record-00".utf8.count + payload.count)
+        // Filled without a cap (a capped store keeps within it as it stores); collected by a capped one.
+        let writer = try RecordStore.forTest(directory, clock: clock)
         let store = try RecordStore.forTest(directory, clock: clock) { $0.sizeCap = recordSize * 8 }
         let keys = (0..<12).map { "record-" + ($0 < 10 ? "0\($0)" : "\($0)") }
-        for (index, key) in keys.enumerated() { try await store.store(payload, forKey: key, locked: index < 2) }
+        for (index, key) in keys.enumerated() { try await writer.store(payload, forKey: key, locked: index < 2) }
         var generator = SeededGenerator(state: 2024)
         let order = Array(keys[2...]).shuffled(using: &generator)
         for key in order {
@@ -61,9 +63,10 @@ import Testing
 
     @Test func lockedRecordsSurviveEvenWhenTheyAloneExceedTheCap() async throws {
         defer { directory.remove() }
+        let writer = try RecordStore.forTest(directory, clock: clock)
         let store = try RecordStore.forTest(directory, clock: clock) { $0.sizeCap = 100 }
-        for index in 0..<5 { try await store.store(Array(repeating: 2, count: 500), forKey: "locked \(index)", locked: true) }
-        for index in 0..<5 { try await store.store(Array(repeating: 3, count: 500), forKey: "free \(index)") }
+        for index in 0..<5 { try await writer.store(Array(repeating: 2, count: 500), forKey: "locked \(index)", locked: true) }
+        for index in 0..<5 { try await writer.store(Array(repeating: 3, count: 500), forKey: "free \(index)") }
         let report = try await store.collectGarbage()
         #expect(report.evicted == 5)
         for index in 0..<5 { #expect(try await store.load("locked \(index)") != nil) }
@@ -114,6 +117,7 @@ import Testing
         var results: [(GarbageCollectionReport, [String])] = []
         for (dir, threads) in [(directory, 1), (other, 8)] {
             let clock = ManualClock(testEpoch)
+            let writer = try RecordStore.forTest(dir, clock: clock)
             let store = try RecordStore.forTest(dir, clock: clock) {
                 $0.sizeCap = 150 * (64 + 8 + 100)
                 $0.collectionThreads = threads
@@ -122,7 +126,7 @@ import Testing
             for index in (0..<600).shuffled(using: &generator) {
                 clock.advance(nanoseconds: 1)
                 let key = "key \(1000 + index)"
-                try await store.store(payload, forKey: key, ttl: index % 5 == 0 ? .seconds(10) : .zero, locked: index % 7 == 0)
+                try await writer.store(payload, forKey: key, ttl: index % 5 == 0 ? .seconds(10) : .zero, locked: index % 7 == 0)
             }
             try Data([1, 2, 3]).write(to: URL(fileURLWithPath: store.path(of: "key 1001") + ".tmp"))
             try editFile(store.path(of: "key 1002")) { bytes in bytes[5] ^= 0xFF }
@@ -147,8 +151,9 @@ import Testing
             $0.sizeCap = 1
             $0.collectionThreads = 8
         }
+        let writer = try RecordStore.forTest(directory, clock: clock)
         let keys = (0..<400).map { "record \($0)" }
-        for key in keys { try await store.store([1, 2, 3], forKey: key) }
+        for key in keys { try await writer.store([1, 2, 3], forKey: key) }
         let locked = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask { _ = try await store.collectGarbage(); return nil }
             for key in keys where key.hasSuffix("3") {

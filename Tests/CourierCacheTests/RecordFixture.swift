@@ -61,6 +61,7 @@ struct RecordFixture {
                 try editFile(path) { poke(&$0, 6, UInt16(64 + 1 + Int.random(in: 0..<106, using: &generator))); refreshHeaderCRC(&$0) }
             case .payloadSizeMismatch: try editFile(path) { poke(&$0, 40, UInt64(entry.payload.count + 7)); refreshHeaderCRC(&$0) }
             case .headerChecksumMismatch: try editFile(path) { $0[60] &+= 5 }
+            case .unknownFields: try editFile(path) { poke(&$0, 12, UInt32(1)); refreshHeaderCRC(&$0) }
             case .truncatedHeader: try editFile(path) { $0 = Array($0.prefix(15)) }
             case .payloadChecksumMismatch: try editFile(path) { $0[$0.count - 1] ^= 0x01 }
             case .unsupportedVersion(let version): try editFile(path) { poke(&$0, 4, version); refreshHeaderCRC(&$0) }

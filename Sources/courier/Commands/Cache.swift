@@ -66,6 +66,21 @@ extension CourierCommand {
             return HTTPRecordDescription(record: record, now: Date().timeIntervalSince1970)
         }
 
+        /// Whether `key` is one of the HTTP cache's internal records, not a stored response: a URL's `Vary` index
+        /// (``HTTPCacheKey/varyIndex``: the prefix, then a request's method and URL).
+        static func isInternal(_ key: String) -> Bool {
+            guard key.hasPrefix(varyIndexPrefix) else { return false }
+            let request = key.dropFirst(varyIndexPrefix.count).split(separator: " ", maxSplits: 2)
+            return request.count >= 2 && HTTPURL(String(request[1])) != nil
+        }
+
+        /// What ``HTTPCacheKey/varyIndex`` puts before a primary key.
+        private static let varyIndexPrefix: String = {
+            guard let url = HTTPURL("http://example.com/") else { return "vary " }
+            let key = HTTPCacheKey(method: .get, url: url, identity: nil)
+            return String(key.varyIndex.dropLast(key.primary.count))
+        }()
+
         static func json(_ s: RecordSummary, http: HTTPRecordDescription?) -> String {
             var object: [String: Any] = [
                 "key": s.key, "file": s.fileName, "size": s.fileSize, "payloadSize": s.payloadSize,
@@ -87,10 +102,12 @@ extension CourierCommand {
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "ls", abstract: "One line per record: key, size, stored and expiry times, locks, fresh or stale."
+                commandName: "ls",
+                abstract: "One line per stored response or record: key, size, stored and expiry times, locks, fresh or stale."
             )
             @Argument(help: "The cache directory.") var directory: String
             @Flag(help: "One JSON object per line.") var json = false
+            @Flag(help: "Also list the HTTP cache's internal records (each URL's Vary index).") var `internal` = false
 
             func run() async throws {
                 let store = try Cache.open(directory)
@@ -98,7 +115,7 @@ extension CourierCommand {
                 var rows: [RecordSummary] = []
                 for verdict in verdicts {
                     switch verdict {
-                    case .intact(let summary): rows.append(summary)
+                    case .intact(let summary): if `internal` || !Cache.isInternal(summary.key) { rows.append(summary) }
                     case .corrupt(let file, let why): StandardError.write("courier cache: \(file) is corrupt (\(why))")
                     }
                 }

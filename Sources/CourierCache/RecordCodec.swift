@@ -1,0 +1,50 @@
+/// The record file format (docs/cache.md, "On-disk format") as pure functions over bytes: what a store writes,
+/// and every check it makes before it trusts a file's bytes (all but the file name's hash, which needs the name).
+/// For tools that read a store's files themselves, and for the fuzz target (Fuzz/Sources/FuzzRecord).
+///
+/// Decoding is total: no input traps. A file that decodes is exactly the bytes its record encodes to (every
+/// field of the header is either a record field, a constant, a length or a checksum), so nothing a decoder
+/// accepts is lost by a rewrite.
+public enum RecordCodec {
+    /// One record file's contents.
+    public struct Record: Hashable, Sendable {
+        /// The key's UTF-8 bytes (1 byte to 64 KiB).
+        public var key: [UInt8]
+        public var payload: [UInt8]
+        public var lockCount: UInt32
+        /// 0 for sliding expiry, else the absolute TTL, in nanoseconds.
+        public var ttlNanoseconds: UInt64
+        /// Nanoseconds since the Unix epoch.
+        public var storeTime: Int64
+        /// Nanoseconds since the Unix epoch.
+        public var accessTime: Int64
+
+        public init(key: [UInt8], payload: [UInt8], lockCount: UInt32, ttlNanoseconds: UInt64, storeTime: Int64, accessTime: Int64) {
+            self.key = key
+            self.payload = payload
+            self.lockCount = lockCount
+            self.ttlNanoseconds = ttlNanoseconds
+            self.storeTime = storeTime
+            self.accessTime = accessTime
+        }
+    }
+
+    /// A whole record file's bytes checked and decoded: header, key, length and payload checksum.
+    public static func decode(_ file: [UInt8]) -> Result<Record, RecordCorruption> {
+        RecordHeader.decodeRecord(file).map { header in
+            Record(
+                key: header.key, payload: Array(file[header.headerSize...]), lockCount: header.lockCount,
+                ttlNanoseconds: header.ttlNanoseconds, storeTime: header.storeTime, accessTime: header.accessTime
+            )
+        }
+    }
+
+    /// The bytes of a record file holding `record`: what a store writes (the key's length is not checked here).
+    public static func encode(_ record: Record) -> [UInt8] {
+        RecordHeader(
+            lockCount: record.lockCount, ttlNanoseconds: record.ttlNanoseconds, storeTime: record.storeTime,
+            accessTime: record.accessTime, payloadSize: UInt64(record.payload.count), payloadCRC: CRC32.checksum(record.payload),
+            key: record.key
+        ).encoded() + record.payload
+    }
+}
