@@ -2,9 +2,10 @@
 // Courier: an HTTP data-loading framework for Swift on Linux.
 //
 // Layers, lowest first (a module never imports one above it or beside it):
-//   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto)
+//   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto),
+//                    CCourierYAML (the system's libyaml)
 //   vocabulary       CourierCore
-//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
+//   each on its own  CourierPolicy (libyaml), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
@@ -27,7 +28,6 @@ let package = Package(
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -45,12 +45,23 @@ let package = Package(
         // CRC-32 with carry-less multiplication, zlib for the rest (the record store's checksum).
         .target(name: "CCourierChecksum", dependencies: ["CCourierZlib"]),
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The policy composer reads libyaml's event stream (Sources/CourierPolicy/Syntax/YAMLComposer.swift), so it
+        // needs libyaml itself, not a YAML library's tree. Yams' public API cannot serve it: `Yams.compose` builds the
+        // whole tree recursively before anything can be checked (a deeply nested hostile file overflows the stack
+        // before the depth limit could apply), expands nothing lazily for the node budget, and throws on the first
+        // mapping with a duplicate key, at the *first* key's mark, so every other diagnostic of the file is lost;
+        // its event stream (`Parser.parse()`) is private. Importing Yams' own `CYaml` target instead reached past
+        // its only product. So Courier links the system's libyaml (Debian/Ubuntu: libyaml-dev; 0.2.5 on bookworm and
+        // jammy, whose messages the lint goldens hold) and no longer depends on Yams at all: one copy of libyaml per
+        // binary, patched by the system's security updates. The cost: the fuzz build's sanitizers no longer cover
+        // libyaml's C code (docs/fuzzing.md).
+        .systemLibrary(name: "CCourierYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // MARK: - Vocabulary
         .target(name: "CourierCore", dependencies: ["CCourierOpenSSL"]),
 
         // MARK: - Policy compiler, codec, event loop (each on its own)
-        .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "CourierPolicy", dependencies: ["CourierCore", "CCourierYAML"]),
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
         .target(
             name: "CourierPosix",
