@@ -4,7 +4,7 @@
 // Layers, lowest first (a module never imports one above it or beside it):
 //   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto),
 //                    CCourierYAML (the system's libyaml)
-//   vocabulary       CourierCore
+//   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2 and HMAC)
 //   each on its own  CourierPolicy (libyaml), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   façade           CourierKit
@@ -58,7 +58,11 @@ let package = Package(
         .systemLibrary(name: "CCourierYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // MARK: - Vocabulary
-        .target(name: "CourierCore", dependencies: ["CCourierOpenSSL"]),
+        .target(name: "CourierCore"),
+        // SHA-256, SHA-512 and HMAC on libcrypto, out of the vocabulary so that it links no OpenSSL. Its types are
+        // `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app may import both libraries.
+        // CourierKit publishes what apps and authoriser plugins need under a name of its own (`MessageDigest`).
+        .target(name: "CourierCrypto", dependencies: ["CCourierOpenSSL"]),
 
         // MARK: - Policy compiler, codec, event loop (each on its own)
         .target(name: "CourierPolicy", dependencies: ["CourierCore", "CCourierYAML"]),
@@ -67,9 +71,9 @@ let package = Package(
             name: "CourierPosix",
             dependencies: ["CourierCore", "CCourierPosix", .product(name: "HeapModule", package: "swift-collections")]
         ),
-        .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
+        .target(name: "CourierTLS", dependencies: ["CourierCore", "CourierCrypto", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
-        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierChecksum", "CCourierPosix"]),
+        .target(name: "CourierCache", dependencies: ["CourierCore", "CourierCrypto", "CCourierChecksum", "CCourierPosix"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
@@ -82,14 +86,15 @@ let package = Package(
             ]
         ),
         .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
-        .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
+        .target(name: "CourierAuthorisers", dependencies: ["CourierCore", "CourierCrypto"]),
 
         // MARK: - Public façade
         .target(
             name: "CourierKit",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
-                "CourierAuthorisers", "CourierCache", "CourierHTTPCache", .product(name: "Logging", package: "swift-log"),
+                "CourierCore", "CourierCrypto", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS",
+                "CourierTransport", "CourierAuthorisers", "CourierCache", "CourierHTTPCache",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
@@ -108,8 +113,8 @@ let package = Package(
                 // The modules CourierKit re-exports are named too: SwiftPM does not rebuild a target when a
                 // re-exported module changes (swift-package-manager#10483), and release builds inline across
                 // modules, so a stale executable could allocate objects of an old size.
-                "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
-                "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache",
+                "CourierCore", "CourierCrypto", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1",
+                "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -132,6 +137,7 @@ let package = Package(
         // on every launch, and its pipe reads stop the process on EINTR).
         .target(name: "CCourierTestSupport", path: "Tests/CCourierTestSupport"),
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
+        .testTarget(name: "CourierCryptoTests", dependencies: ["CourierCrypto"]),
         .testTarget(
             name: "CourierPolicyTests",
             dependencies: ["CourierCore", "CourierPolicy", "CourierTestSupport"],
@@ -147,10 +153,13 @@ let package = Package(
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix", "CourierTestSupport"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
-        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache", "CCourierZlib", "CCourierTestSupport", "CourierTestSupport"]),
+        .testTarget(
+            name: "CourierCacheTests",
+            dependencies: ["CourierCore", "CourierCrypto", "CourierCache", "CCourierZlib", "CCourierTestSupport", "CourierTestSupport"]
+        ),
         .testTarget(
             name: "CourierHTTPCacheTests",
-            dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache", "CourierTestSupport"]
+            dependencies: ["CourierCore", "CourierCrypto", "CourierHTTP1", "CourierCache", "CourierHTTPCache", "CourierTestSupport"]
         ),
         .testTarget(
             name: "CourierTransportTests",
@@ -162,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierAuthorisersTests",
-            dependencies: ["CourierCore", "CourierAuthorisers", "CourierTransport", "CourierTestSupport"]
+            dependencies: ["CourierCore", "CourierCrypto", "CourierAuthorisers", "CourierTransport", "CourierTestSupport"]
         ),
         .testTarget(
             name: "CourierKitTests",
@@ -185,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierCache", "CourierTestSupport"],
+            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]
