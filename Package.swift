@@ -97,6 +97,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]
         ),
 
@@ -164,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "CourierTransportTests",
             dependencies: [
-                "CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport",
+                "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTransport", "CourierTLS", "CourierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -176,7 +177,8 @@ let package = Package(
         .testTarget(
             name: "CourierKitTests",
             dependencies: [
-                "CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport",
+                "CourierKit", "CourierCore", "CourierPolicy", "CourierPosix", "CourierTransport", "CourierAuthorisers",
+                "CourierCache", "CourierHTTPCache", "CourierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
