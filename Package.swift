@@ -2,9 +2,10 @@
 // Courier: an HTTP data-loading framework for Swift on Linux.
 //
 // Layers, lowest first (a module never imports one above it or beside it):
-//   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto)
-//   vocabulary       CourierCore
-//   each on its own  CourierPolicy (Yams), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
+//   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto),
+//                    CCourierYAML (the system's libyaml)
+//   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2 and HMAC)
+//   each on its own  CourierPolicy (libyaml), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
@@ -27,7 +28,6 @@ let package = Package(
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -45,20 +45,36 @@ let package = Package(
         // CRC-32 with carry-less multiplication, zlib for the rest (the record store's checksum).
         .target(name: "CCourierChecksum", dependencies: ["CCourierZlib"]),
         .systemLibrary(name: "CCourierOpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The policy composer reads libyaml's event stream (Sources/CourierPolicy/Syntax/YAMLComposer.swift), so it
+        // needs libyaml itself, not a YAML library's tree. Yams' public API cannot serve it: `Yams.compose` builds the
+        // whole tree recursively before anything can be checked (a deeply nested hostile file overflows the stack
+        // before the depth limit could apply), expands nothing lazily for the node budget, and throws on the first
+        // mapping with a duplicate key, at the *first* key's mark, so every other diagnostic of the file is lost;
+        // its event stream (`Parser.parse()`) is private. Importing Yams' own `CYaml` target instead reached past
+        // its only product. So Courier links the system's libyaml (Debian/Ubuntu: libyaml-dev; 0.2.5 on bookworm and
+        // jammy, whose messages the lint goldens hold) and no longer depends on Yams at all: one copy of libyaml per
+        // binary, patched by the system's security updates. The cost: the fuzz build's sanitizers no longer cover
+        // libyaml's C code (docs/fuzzing.md).
+        .systemLibrary(name: "CCourierYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // MARK: - Vocabulary
-        .target(name: "CourierCore", dependencies: ["CCourierOpenSSL", "CCourierPosix"]),
+        // CCourierPosix for the one thread helper (`ThreadOfItsOwn`: pthread_setname_np is a GNU extension).
+        .target(name: "CourierCore", dependencies: ["CCourierPosix"]),
+        // SHA-256, SHA-512 and HMAC on libcrypto, out of the vocabulary so that it links no OpenSSL. Its types are
+        // `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app may import both libraries.
+        // CourierKit publishes what apps and authoriser plugins need under a name of its own (`MessageDigest`).
+        .target(name: "CourierCrypto", dependencies: ["CCourierOpenSSL"]),
 
         // MARK: - Policy compiler, codec, event loop (each on its own)
-        .target(name: "CourierPolicy", dependencies: ["CourierCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "CourierPolicy", dependencies: ["CourierCore", "CCourierYAML"]),
         .target(name: "CourierHTTP1", dependencies: ["CourierCore", "CCourierZlib"]),
         .target(
             name: "CourierPosix",
             dependencies: ["CourierCore", "CCourierPosix", .product(name: "HeapModule", package: "swift-collections")]
         ),
-        .target(name: "CourierTLS", dependencies: ["CourierCore", "CCourierOpenSSL"]),
+        .target(name: "CourierTLS", dependencies: ["CourierCore", "CourierCrypto", "CCourierOpenSSL"]),
         // The record store: no network code (docs/cache.md).
-        .target(name: "CourierCache", dependencies: ["CourierCore", "CCourierChecksum", "CCourierPosix"]),
+        .target(name: "CourierCache", dependencies: ["CourierCore", "CourierCrypto", "CCourierChecksum", "CCourierPosix"]),
 
         // MARK: - Composed layers
         .target(name: "CourierLint", dependencies: ["CourierCore", "CourierPolicy"]),
@@ -71,16 +87,18 @@ let package = Package(
             ]
         ),
         .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
-        .target(name: "CourierAuthorisers", dependencies: ["CourierCore"]),
+        .target(name: "CourierAuthorisers", dependencies: ["CourierCore", "CourierCrypto"]),
 
         // MARK: - Public façade
         .target(
             name: "CourierKit",
             dependencies: [
-                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierTransport",
-                "CourierAuthorisers", "CourierCache", "CourierHTTPCache", .product(name: "Logging", package: "swift-log"),
+                "CourierCore", "CourierCrypto", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS",
+                "CourierTransport", "CourierAuthorisers", "CourierCache", "CourierHTTPCache",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]
         ),
 
@@ -97,8 +115,8 @@ let package = Package(
                 // The modules CourierKit re-exports are named too: SwiftPM does not rebuild a target when a
                 // re-exported module changes (swift-package-manager#10483), and release builds inline across
                 // modules, so a stale executable could allocate objects of an old size.
-                "CourierCore", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1", "CourierTransport",
-                "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache",
+                "CourierCore", "CourierCrypto", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1",
+                "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -121,6 +139,7 @@ let package = Package(
         // on every launch, and its pipe reads stop the process on EINTR).
         .target(name: "CCourierTestSupport", path: "Tests/CCourierTestSupport"),
         .testTarget(name: "CourierCoreTests", dependencies: ["CourierCore"]),
+        .testTarget(name: "CourierCryptoTests", dependencies: ["CourierCrypto"]),
         .testTarget(
             name: "CourierPolicyTests",
             dependencies: ["CourierCore", "CourierPolicy", "CourierTestSupport"],
@@ -136,27 +155,31 @@ let package = Package(
         ),
         .testTarget(name: "CourierPosixTests", dependencies: ["CourierCore", "CourierPosix", "CourierTestSupport"]),
         .testTarget(name: "CourierTLSTests", dependencies: ["CourierCore", "CourierTLS", "CCourierOpenSSL", "CourierTestSupport"]),
-        .testTarget(name: "CourierCacheTests", dependencies: ["CourierCore", "CourierCache", "CCourierZlib", "CCourierTestSupport", "CourierTestSupport"]),
+        .testTarget(
+            name: "CourierCacheTests",
+            dependencies: ["CourierCore", "CourierCrypto", "CourierCache", "CCourierZlib", "CCourierTestSupport", "CourierTestSupport"]
+        ),
         .testTarget(
             name: "CourierHTTPCacheTests",
-            dependencies: ["CourierCore", "CourierHTTP1", "CourierCache", "CourierHTTPCache", "CourierTestSupport"]
+            dependencies: ["CourierCore", "CourierCrypto", "CourierHTTP1", "CourierCache", "CourierHTTPCache", "CourierTestSupport"]
         ),
         .testTarget(
             name: "CourierTransportTests",
             dependencies: [
-                "CourierCore", "CourierTransport", "CourierTLS", "CourierTestSupport",
+                "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTransport", "CourierTLS", "CourierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(
             name: "CourierAuthorisersTests",
-            dependencies: ["CourierCore", "CourierAuthorisers", "CourierTransport", "CourierTestSupport"]
+            dependencies: ["CourierCore", "CourierCrypto", "CourierAuthorisers", "CourierTransport", "CourierTestSupport"]
         ),
         .testTarget(
             name: "CourierKitTests",
             dependencies: [
-                "CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierAuthorisers", "CourierTestSupport",
+                "CourierKit", "CourierCore", "CourierPolicy", "CourierPosix", "CourierTransport", "CourierAuthorisers",
+                "CourierCache", "CourierHTTPCache", "CourierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -174,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierCache", "CourierTestSupport"],
+            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

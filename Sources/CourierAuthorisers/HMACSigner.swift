@@ -1,4 +1,5 @@
 import CourierCore
+import CourierCrypto
 
 /// The live `hmac-signature` authoriser; see ``HMACSignaturePlugin`` for the canonical string.
 final class HMACSigner: Authoriser {

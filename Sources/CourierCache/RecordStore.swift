@@ -1,4 +1,5 @@
 import CourierCore
+import CourierCrypto
 import Synchronization
 
 /// A persistent store of records: bytes under a key, with a TTL, a persistent lock count and an access time,

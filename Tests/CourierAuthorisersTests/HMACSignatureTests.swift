@@ -1,5 +1,6 @@
 import CourierAuthorisers
 import CourierCore
+import CourierCrypto
 import CourierTestSupport
 import CourierTransport
 import Foundation

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierCrypto
 import Foundation
 
 @testable import CourierCache

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierCrypto
 import CourierTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CourierCache
 import CourierCore
+import CourierCrypto
 import CourierTestSupport
 import Foundation
 import Synchronization

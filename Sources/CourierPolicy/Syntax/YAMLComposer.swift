@@ -1,7 +1,7 @@
-internal import CYaml
+internal import CCourierYAML
 
-/// Turns YAML text into a ``YAMLTree`` straight from libyaml's event stream (libyaml is the C library Yams
-/// vendors).
+/// Turns YAML text into a ``YAMLTree`` straight from libyaml's event stream (the system's libyaml, through
+/// `CCourierYAML`).
 ///
 /// Why not `Yams.compose`: it throws on the first mapping with a duplicate key and reports the *first*
 /// occurrence, so no other diagnostic of the file survives; and it composes recursively. This composer keeps

@@ -1,3 +1,4 @@
+import CourierCrypto
 import CourierKit
 
 /// Fetches URLs straight on one ``HTTPClient`` (no `--policy`): curl-like, with no retries, the body streamed

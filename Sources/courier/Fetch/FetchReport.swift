@@ -1,3 +1,4 @@
+import CourierCrypto
 import CourierKit
 import Foundation
 

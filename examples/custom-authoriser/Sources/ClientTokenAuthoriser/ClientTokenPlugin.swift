@@ -42,8 +42,8 @@ final class ClientTokenAuthoriser: Authoriser {
     func authorise(_ request: inout AuthorisationRequest) async throws {
         let timestamp = String(Int(clock()))
         let message = "\(request.method)\n\(request.url.requestTarget)\n\(timestamp)"
-        let mac = HMAC.authenticationCode(for: Array(message.utf8), key: key, algorithm: .sha256)
-        request.headers.replaceOrAdd(name: header, value: SHA256.hex(mac))
+        let mac = MessageDigest.authenticationCode(for: Array(message.utf8), key: key, algorithm: .sha256)
+        request.headers.replaceOrAdd(name: header, value: MessageDigest.hex(mac))
         request.headers.replaceOrAdd(name: "X-Client-Timestamp", value: timestamp)
     }
 

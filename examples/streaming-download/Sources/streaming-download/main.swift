@@ -23,7 +23,7 @@ guard FileManager.default.createFile(atPath: path, contents: nil), let file = Fi
 }
 defer { try? file.close() }
 
-var hash = SHA256()
+var hash = MessageDigest(.sha256)
 var written: Int64 = 0
 var expected: Int64?
 do {
@@ -44,7 +44,7 @@ do {
             FileHandle.standardError.write(Data("\nattempt \(attempt) after \(reason)\n".utf8))
             try file.truncate(atOffset: 0)
             try file.seek(toOffset: 0)
-            hash = SHA256()
+            hash = MessageDigest(.sha256)
             written = 0
         case .finished(let response):
             FileHandle.standardError.write(Data("\n".utf8))
@@ -52,7 +52,7 @@ do {
                 print("failed: status \(response.status)")
                 exit(1)
             }
-            print("\(written) bytes, sha256 \(SHA256.hex(hash.finalize())), \(response.attempts) attempt(s), \(response.bytesReceived) bytes on the wire")
+            print("\(written) bytes, sha256 \(MessageDigest.hex(hash.finalize())), \(response.attempts) attempt(s), \(response.bytesReceived) bytes on the wire")
         }
     }
 } catch {

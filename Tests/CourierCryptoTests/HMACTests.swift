@@ -1,4 +1,4 @@
-import CourierCore
+import CourierCrypto
 import Testing
 
 /// RFC 4231 test cases 1-7 for HMAC-SHA256 and HMAC-SHA512.

@@ -1,4 +1,4 @@
-import CourierCore
+import CourierCrypto
 import Testing
 
 @Suite struct SHA512Tests {

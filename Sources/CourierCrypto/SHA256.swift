@@ -2,30 +2,30 @@ import CCourierOpenSSL
 
 /// SHA-256 (FIPS 180-4), incremental, computed by libcrypto. Used for body digests in reports, SPKI pins and
 /// request signing.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var digest = EVPDigest(EVP_sha256())
 
-    public init() {}
+    package init() {}
 
     /// Adds bytes to the message.
-    public mutating func update(_ bytes: some Collection<UInt8>) {
+    package mutating func update(_ bytes: some Collection<UInt8>) {
         digest.update(bytes)
     }
 
     /// The 32-byte digest of everything added.
-    public func finalize() -> [UInt8] {
+    package func finalize() -> [UInt8] {
         digest.finalize()
     }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
     /// Lower-case hex of `bytes`.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)

@@ -1,17 +1,17 @@
 import CCourierOpenSSL
 
 /// HMAC (RFC 2104) over SHA-256 or SHA-512, for request signing.
-public enum HMAC {
+package enum HMAC {
     /// The hash function under the MAC.
-    public enum Algorithm: String, Hashable, Sendable, CaseIterable {
+    package enum Algorithm: String, Hashable, Sendable, CaseIterable {
         case sha256
         case sha512
 
         /// The hash's block size in bytes (B in RFC 2104).
-        public var blockSize: Int { self == .sha256 ? 64 : 128 }
+        package var blockSize: Int { self == .sha256 ? 64 : 128 }
 
         /// The digest of `bytes`.
-        public func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        package func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
             switch self {
             case .sha256: return SHA256.hash(bytes)
             case .sha512: return SHA512.hash(bytes)
@@ -20,7 +20,7 @@ public enum HMAC {
     }
 
     /// `H((K ^ opad) || H((K ^ ipad) || message))` (RFC 2104), computed by libcrypto (`EVP_Q_mac`).
-    public static func authenticationCode(
+    package static func authenticationCode(
         for message: some Collection<UInt8>,
         key: some Collection<UInt8>,
         algorithm: Algorithm
