@@ -1,4 +1,5 @@
 import CourierCore
+import CourierCrypto
 import Synchronization
 
 /// The store's directory: where each key's file lives, the stripes and their locks, and the header checks every

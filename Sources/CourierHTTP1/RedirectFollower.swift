@@ -23,12 +23,14 @@ package struct RedirectFollower: Sendable {
     /// - Throws: `too-many-redirects` past the limit; `protocol` for a redirect without a usable `Location`;
     ///   `policy` for a body that cannot be resent.
     package func next(
-        status: Int, location: String?, method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders, bodyReplayable: Bool
+        status: Int, location: @autoclosure () -> String?, method: HTTPMethod, url: HTTPURL,
+        headers: @autoclosure () -> HTTPHeaders, bodyReplayable: Bool
     ) throws(CourierError) -> Hop? {
-        guard limit > 0, RedirectRule.redirectStatuses.contains(status) else { return nil }
+        // Most responses are no redirect: nothing else is looked at for them.
+        guard limit > 0, Self.isFollowed(status) else { return nil }
         let redirect: Redirect
         do {
-            guard let next = try RedirectRule.next(status: status, method: method, url: url, location: location) else { return nil }
+            guard let next = try RedirectRule.next(status: status, method: method, url: url, location: location()) else { return nil }
             redirect = next
         } catch {
             throw CourierError(.protocol, "the server sent a bad redirect", url: url.description, cause: error)
@@ -42,9 +44,17 @@ package struct RedirectFollower: Sendable {
             )
         }
         return Hop(
-            method: redirect.method, url: redirect.url, headers: redirect.headers(from: headers),
+            method: redirect.method, url: redirect.url, headers: redirect.headers(from: headers()),
             keepsBody: redirect.keepsBody, isCrossOrigin: redirect.isCrossOrigin
         )
+    }
+
+    /// Whether `status` is one ``RedirectRule`` follows (301, 302, 303, 307, 308), without hashing it.
+    private static func isFollowed(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
     }
 
     /// Counts a hop ``next(status:location:method:url:headers:bodyReplayable:)`` gave as followed.

@@ -10,6 +10,12 @@ final class LoadAnswer: Sendable {
         self.exchange = exchange
     }
 
+    /// Gives the connection up unread; the figures so far.
+    func abandon() -> RequestMetrics {
+        var exchange = self.exchange
+        return exchange.abandon()
+    }
+
     /// Reads and drops the body (``HTTPExchange/drain()``); the exchange's final figures.
     nonisolated(nonsending) func drain() async -> RequestMetrics {
         var exchange = self.exchange

@@ -8,7 +8,10 @@ import CourierTransport
 /// own): the state of its attempts, and the one switch that performs what its ``LoadStateMachine`` decides. The
 /// machine's actions carry what they act on (the response, the stored response, the next hop, the failure), so
 /// nothing here guards state the machine holds.
-struct LoadHop {
+///
+/// A class, not a struct: its state lives across the load's suspension points, and a struct that large is copied
+/// whole (through its value witnesses) in and out of the async frames; an object is referenced.
+final class LoadHop {
     typealias Machine = LoadStateMachine<LoadAnswer, HTTPCache.Lookup, RedirectFollower.Hop, CourierError>
 
     /// How a hop ends: with the answer, or with the next request to load.
@@ -90,7 +93,7 @@ struct LoadHop {
     }
 
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
-    nonisolated(nonsending) mutating func run(
+    nonisolated(nonsending) func run(
         _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) async throws(CourierError) -> Outcome {
         var actions = machine.start()
@@ -175,24 +178,25 @@ struct LoadHop {
 
             case .send(let attempt):
                 switch await send(attempt: attempt) {
-                case .success(var exchange):
-                    counters.status = exchange.status
-                    trace(attempt, .response(status: exchange.status))
-                    timeline.noteHead(exchange.metrics)
-                    let requested = exchange.status >= 300
-                        ? exchange.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
+                case .success(let answer):
+                    let status = answer.exchange.head.status
+                    counters.status = status
+                    trace(attempt, .response(status: status))
+                    timeline.noteHead(answer.exchange.metrics)
+                    let requested = status >= 300
+                        ? answer.exchange.head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
                     let redirect: RedirectFollower.Hop?
                     do {
                         redirect = try follower.next(
-                            status: exchange.status, location: exchange.headers["location"], method: request.method, url: url,
+                            status: status, location: answer.exchange.head.headers["location"], method: request.method, url: url,
                             headers: request.headers, bodyReplayable: true
                         )
                     } catch {
-                        counters.count(exchange.abandon())
+                        counters.count(answer.abandon())
                         throw error
                     }
                     actions += machine.responseArrived(
-                        LoadAnswer(exchange), status: exchange.status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
+                        answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
                     )
                 case .failure(let error):
                     actions += failed(error, &counters, handedOver: false)
@@ -235,7 +239,7 @@ struct LoadHop {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                switch await read(answer.exchange, storingOver: store ? .some(found) : nil, &counters) {
+                switch await read(answer, storingOver: store ? .some(found) : nil, &counters) {
                 case .success(let response): return .answer(response)
                 case .failure(let error): actions += failed(error, &counters, handedOver: execution.events != nil)
                 }
@@ -254,13 +258,13 @@ struct LoadHop {
 
     // MARK: - Steps
 
-    private mutating func decided() -> ContinuousInstant {
+    private func decided() -> ContinuousInstant {
         decidedAt = .now
         return decidedAt
     }
 
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
-    private mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> [Machine.Action] {
+    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> [Machine.Action] {
         trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
@@ -272,7 +276,7 @@ struct LoadHop {
     }
 
     /// Runs the route's authoriser on the attempt (made on first use; an offline load never makes it).
-    nonisolated(nonsending) private mutating func authorise() async throws(CourierError) {
+    nonisolated(nonsending) private func authorise() async throws(CourierError) {
         guard let instance = route.authoriser else { return }
         let slot: AuthoriserSlot
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
@@ -293,7 +297,7 @@ struct LoadHop {
     }
 
     /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
-    nonisolated(nonsending) private mutating func refreshCredentials() async throws(CourierError) {
+    nonisolated(nonsending) private func refreshCredentials() async throws(CourierError) {
         guard let authoriser, let authorised else { return }
         let started = ContinuousInstant.now
         let (attempt, name) = (machine.attempt, authoriser.name)
@@ -307,7 +311,7 @@ struct LoadHop {
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
     /// a failure ([FallbackSelection]). Only a resolve or connect failure moves on to the next target.
-    nonisolated(nonsending) private mutating func send(attempt: Int) async -> Result<HTTPExchange, CourierError> {
+    nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
         let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
         sentHeaders = sendHeaders
         // The wall-clock instants are the cache's (RFC 9111's request and response times) only.
@@ -334,7 +338,7 @@ struct LoadHop {
                 let exchange = try await service.client.exchange(outgoing, deadline: .now() + remaining)
                 service.markWorking(target.label)
                 if stage != nil { answeredAt = service.wallClock() }
-                return .success(exchange)
+                return .success(LoadAnswer(exchange))
             } catch {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
@@ -348,13 +352,13 @@ struct LoadHop {
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
     /// machine said so and RFC 9111 allows.
     /// `storingOver` is nil when the answer is not to be stored, else the stored response found (if any).
-    nonisolated(nonsending) private mutating func read(
-        _ answer: HTTPExchange, storingOver found: HTTPCache.Lookup??, _ counters: inout RequestExecution.Counters
+    nonisolated(nonsending) private func read(
+        _ answer: LoadAnswer, storingOver found: HTTPCache.Lookup??, _ counters: inout RequestExecution.Counters
     ) async -> Result<Response, CourierError> {
         let storing = found == nil ? nil : stage
-        let body: [UInt8]
+        let response: Response
         if let events = execution.events {
-            switch await events.deliver(service.client.streaming(answer), attempt: machine.attempt, keeping: storing?.streamedBodyLimit) {
+            switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: storing?.streamedBodyLimit) {
             case .success(let (final, kept)):
                 counters.count(final)
                 if let storing {
@@ -362,37 +366,42 @@ struct LoadHop {
                         trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(storing.streamedBodyLimit) bytes")))
                         break
                     }
-                    await self.store(answer, body: kept, in: storing, found: found ?? nil)
+                    await self.store(answer.exchange.head, body: kept, in: storing, found: found ?? nil)
                 }
             case .failure(let error):
                 return .failure(error)
             }
             // The consumer has the body.
-            body = []
+            response = self.response(answer.exchange.head, body: [], url: answer.exchange.url, counters)
         } else {
             do {
-                let whole = try await service.client.readWhole(answer, limit: service.maxBodyBytes)
+                let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
                 counters.count(whole.metrics)
-                body = whole.body
-                if let storing { await self.store(answer, body: body, in: storing, found: found ?? nil) }
+                if let storing { await self.store(whole.head, body: whole.body, in: storing, found: found ?? nil) }
+                response = self.response(whole.head, body: whole.body, url: whole.url, counters)
             } catch {
                 return .failure(error)
             }
         }
+        return .success(response)
+    }
+
+    /// The answer from the network, read (its body, unless a stream's consumer has it).
+    private func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
         timeline.doneAt = .now
-        return .success(Response(
-            status: answer.status, reason: answer.head.reason, headers: answer.headers, body: body, url: answer.url,
+        return Response(
+            status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
             userInfo: request.userInfo, cache: cacheStatus
-        ))
+        )
     }
 
     /// Stores an answer whose body is `body`, when RFC 9111 allows.
-    nonisolated(nonsending) private func store(_ answer: HTTPExchange, body: [UInt8], in stage: CacheStage, found: HTTPCache.Lookup?) async {
+    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], in stage: CacheStage, found: HTTPCache.Lookup?) async {
         let event = await stage.store(
-            method: request.method, url: url, requestHeaders: sentHeaders, status: answer.status, reason: answer.head.reason,
-            headers: answer.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found
+            method: request.method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
+            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found
         )
         trace(machine.attempt, .cache(event))
     }
@@ -414,7 +423,7 @@ struct LoadHop {
     }
 
     /// The answer from a stored response (fresh, stale or revalidated), to the caller or its stream.
-    nonisolated(nonsending) private mutating func answer(
+    nonisolated(nonsending) private func answer(
         _ lookup: HTTPCache.Lookup, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
     ) async throws(CourierError) -> Response {
         counters.status = lookup.stored.status

@@ -151,22 +151,22 @@ final class RequestExecution: Sendable {
         }
         trace.started(request.method, firstRoute, firstURL)
         var follower = RedirectFollower(limit: service.maxRedirects)
-        var (current, url, route) = (request, firstURL, firstRoute)
-        var deadline: ContinuousInstant?
+        var hop = try LoadHop(self, request: request, url: firstURL, route: firstRoute, deadline: nil)
         while true {
-            var hop = try LoadHop(self, request: current, url: url, route: route, deadline: deadline)
             switch try await hop.run(&counters, &follower) {
             case .answer(let response):
                 return response
             case .redirect(let next):
-                current.url = next.url.description
-                current.method = next.method
-                current.headers = next.headers
+                var request = hop.request
+                request.url = next.url.description
+                request.method = next.method
+                request.headers = next.headers
                 if !next.keepsBody {
-                    current.body = nil
-                    current.bodyStream = nil
+                    request.body = nil
+                    request.bodyStream = nil
                 }
-                (url, route, deadline) = (next.url, service.graph.route(for: next.url, method: next.method), hop.deadline)
+                let route = service.graph.route(for: next.url, method: next.method)
+                hop = try LoadHop(self, request: request, url: next.url, route: route, deadline: hop.deadline)
             }
         }
     }

@@ -162,7 +162,7 @@ struct ConnectionPoolStateMachine: Sendable {
     mutating func idleTimerFired(_ connection: ConnectionID, now: MonotonicInstant) -> Action {
         guard let record = connections[connection] else { return Action() }
         guard case .idle(let since) = record.phase else {
-            connections[connection]?.hasIdleTimer = false
+            updateRecord(connection) { $0.hasIdleTimer = false }
             return Action()
         }
         let due = since + configuration.idleTimeout
@@ -252,7 +252,7 @@ struct ConnectionPoolStateMachine: Sendable {
 
     private mutating func lease(_ connection: ConnectionID, keyIndex index: Dictionary<PoolKey, KeyState>.Index) {
         keys.values[index].leased += 1
-        connections[connection]?.phase = .leased
+        updateRecord(connection) { $0.phase = .leased }
     }
 
     /// Leases the key's most recently parked idle connection, if any.
@@ -271,7 +271,7 @@ struct ConnectionPoolStateMachine: Sendable {
         }
         keys.values[index].idle.append(connection)
         idleCount += 1
-        guard let hadTimer = connections[connection]?.park(since: now), !hadTimer else { return Action() }
+        guard let hadTimer = updateRecord(connection, { $0.park(since: now) }), !hadTimer else { return Action() }
         return Action(.none, .scheduleIdleTimeout(connection, at: now + configuration.idleTimeout))
     }
 
@@ -293,6 +293,15 @@ struct ConnectionPoolStateMachine: Sendable {
     private func close(_ connection: ConnectionID, andCreate replacement: ConnectionAction) -> ConnectionAction {
         guard case .createConnection(let id, let key, let deadline) = replacement else { return .closeConnection(connection) }
         return .closeConnectionAndCreate(connection, create: id, key, deadline: deadline)
+    }
+
+    /// Changes a connection's record in place. Through its index: the dictionary's optional-chained subscript
+    /// (`connections[id]?.phase = …`) copies the large record into a coroutine frame that is allocated on the heap,
+    /// two `malloc`s per change, on every lease and release.
+    @discardableResult
+    private mutating func updateRecord<R>(_ connection: ConnectionID, _ change: (inout ConnectionRecord) -> R) -> R? {
+        guard let index = connections.index(forKey: connection) else { return nil }
+        return change(&connections.values[index])
     }
 
     private mutating func forget(_ closed: [ConnectionID]) {

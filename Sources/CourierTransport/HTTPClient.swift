@@ -143,7 +143,7 @@ public final class HTTPClient: Sendable {
         return try await Self.collectBody(exchange, limit: limit)
     }
 
-    nonisolated(nonsending) private static func collectBody(_ exchange: HTTPExchange, limit: Int) async throws(CourierError) -> HTTPResponse {
+    nonisolated(nonsending) private static func collectBody(_ exchange: borrowing HTTPExchange, limit: Int) async throws(CourierError) -> HTTPResponse {
         var reading = exchange.reading
         let body = try await reading.collect(limit: limit, expectedLength: exchange.expectedLength)
         return HTTPResponse(head: exchange.head, body: body, trailers: reading.trailers, url: exchange.url, metrics: reading.metrics)
@@ -166,19 +166,22 @@ public final class HTTPClient: Sendable {
         var current = request
         var metrics = RequestMetrics()
         while true {
-            var exchange = try await hop(current, timeouts: timeouts, deadline: deadline, start: start, metrics: metrics)
+            // A `let`: the usual answer is returned as it is, never copied; only a redirect's is changed (drained).
+            let exchange = try await hop(current, timeouts: timeouts, deadline: deadline, start: start, metrics: metrics)
             let next: RedirectFollower.Hop?
             do {
                 next = try follower.next(
-                    status: exchange.status, location: exchange.headers["location"], method: current.method,
+                    status: exchange.head.status, location: exchange.head.headers["location"], method: current.method,
                     url: current.url, headers: current.headers, bodyReplayable: current.body.isReplayable
                 )
             } catch {
-                throw failure(error, url: current.url, deadline: deadline, timeouts: timeouts, metrics: exchange.abandon())
+                var dropped = exchange
+                throw failure(error, url: current.url, deadline: deadline, timeouts: timeouts, metrics: dropped.abandon())
             }
             guard let next else { return exchange }
             // The redirect's own body is read and dropped so the connection can be reused.
-            metrics = await exchange.drain()
+            var redirect = exchange
+            metrics = await redirect.drain()
             follower.follow()
             metrics.redirects = follower.followed
             current = current.following(next)
@@ -241,12 +244,15 @@ public final class HTTPClient: Sendable {
                 pool.release(connection, reusable: false)
                 throw error
             }
-            let reading = BodyReading(
-                connection: connection, pool: pool, decoder: decoder, url: request.url, deadline: deadline,
-                idle: timeouts.idle, start: start, metrics: metrics
-            )
             let length = request.method == .head ? 0 : head.headers["content-length"].flatMap { Int($0) }
-            return HTTPExchange(head: head, url: request.url, reading: reading, expectedLength: length)
+            return HTTPExchange(
+                head: head, url: request.url,
+                reading: BodyReading(
+                    connection: connection, pool: pool, decoder: decoder, url: request.url, deadline: deadline,
+                    idle: timeouts.idle, start: start, metrics: metrics
+                ),
+                expectedLength: length
+            )
         } catch {
             throw failure(error, url: request.url, deadline: deadline, timeouts: timeouts, metrics: metrics)
         }
