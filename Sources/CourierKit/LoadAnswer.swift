@@ -1,3 +1,4 @@
+import CourierHTTPCache
 import CourierTransport
 
 /// A response whose body is still to be read, as the load's state machine carries it: boxed, because its actions
@@ -20,5 +21,16 @@ final class LoadAnswer: Sendable {
     nonisolated(nonsending) func drain() async -> RequestMetrics {
         var exchange = self.exchange
         return await exchange.drain()
+    }
+}
+
+/// A stored response the cache found, as the load's state machine carries it: boxed, so that the machine's actions
+/// stay small (an action is as large as its largest payload, and a lookup is hundreds of bytes: every array of
+/// actions would move them around).
+final class LoadStored: Sendable {
+    let lookup: HTTPCache.Lookup
+
+    init(_ lookup: HTTPCache.Lookup) {
+        self.lookup = lookup
     }
 }

@@ -12,7 +12,7 @@ import CourierTransport
 /// A class, not a struct: its state lives across the load's suspension points, and a struct that large is copied
 /// whole (through its value witnesses) in and out of the async frames; an object is referenced.
 final class LoadHop {
-    typealias Machine = LoadStateMachine<LoadAnswer, HTTPCache.Lookup, RedirectFollower.Hop, CourierError>
+    typealias Machine = LoadStateMachine<LoadAnswer, LoadStored, RedirectFollower.Hop, CourierError>
 
     /// How a hop ends: with the answer, or with the next request to load.
     enum Outcome {
@@ -100,12 +100,12 @@ final class LoadHop {
         while !actions.isEmpty {
             switch actions.removeFirst() {
             case .lookUpCache:
-                var found: (LoadCacheFinding, HTTPCache.Lookup)?
+                var found: (LoadCacheFinding, LoadStored)?
                 do throws(CourierError) {
                     if let stage, let (lookup, finding) = try await stage.lookUp(
                         method: request.method, url: url, headers: headers, revalidating: execution.revalidation
                     ) {
-                        found = (finding, lookup)
+                        found = (finding, LoadStored(lookup))
                     }
                 } catch {
                     trace(0, .cache(.failed(error: error)))
@@ -115,23 +115,23 @@ final class LoadHop {
             case .cacheMiss:
                 trace(machine.attempt, .cache(.miss))
 
-            case .revalidate(let lookup):
+            case .revalidate(let stored):
                 trace(machine.attempt, .cache(.revalidating))
-                headers = lookup.conditionalHeaders
+                headers = stored.lookup.conditionalHeaders
 
             case .dropConditions:
                 trace(machine.attempt, .cache(.miss))
                 headers = callerHeaders
 
-            case .revalidateInBackground(let lookup):
-                execution.revalidateInBackground(lookup.recordKey)
+            case .revalidateInBackground(let stored):
+                execution.revalidateInBackground(stored.lookup.recordKey)
 
-            case .deliverStored(let lookup, let kind):
-                return .answer(try await answer(lookup, as: kind, &counters))
+            case .deliverStored(let stored, let kind):
+                return .answer(try await answer(stored.lookup, as: kind, &counters))
 
-            case .freshenStored(let lookup, let notModified):
+            case .freshenStored(let stored, let notModified):
                 counters.count(await notModified.drain())
-                actions += machine.freshened(await freshen(lookup, from: notModified.exchange))
+                actions += machine.freshened(await freshen(stored.lookup, from: notModified.exchange).map(LoadStored.init))
 
             case .invalidateStored(let answer):
                 let head = answer.exchange.head
@@ -239,7 +239,7 @@ final class LoadHop {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                switch await read(answer, storingOver: store ? .some(found) : nil, &counters) {
+                switch await read(answer, storingOver: store ? .some(found?.lookup) : nil, &counters) {
                 case .success(let response): return .answer(response)
                 case .failure(let error): actions += failed(error, &counters, handedOver: execution.events != nil)
                 }

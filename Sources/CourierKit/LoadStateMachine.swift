@@ -71,8 +71,10 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         case gaveUp(reason: String, why: RetryPlanner.Reason)
         /// Tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
         case waitForRetry(until: ContinuousInstant, reason: String)
-        /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own.
-        case followRedirect(Hop)
+        /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own. Indirect, as ``fail(_:)``:
+        /// an action is as large as its largest payload, and arrays of actions are moved on every event; the rare
+        /// large payloads are boxed.
+        indirect case followRedirect(Hop)
         /// This response is the answer: read its body and deliver it (a streamed body that breaks off is a
         /// ``failed(_:condition:kind:cancelled:handedOver:reason:now:using:)``); `store`: store it in the cache
         /// once read, where RFC 9111 allows (from a `HEAD`, freshen `stored`, the stored `GET` response found,
@@ -81,7 +83,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         /// The rate limit would hold the request past its deadline.
         case failRateLimitPastDeadline
         /// This failure is final: throw it.
-        case fail(Failure)
+        indirect case fail(Failure)
     }
 
     private enum State {
