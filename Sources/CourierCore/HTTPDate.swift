@@ -11,14 +11,16 @@ public enum HTTPDate {
     ]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// `seconds` since 1970 (fractions dropped) as an IMF-fixdate.
+    /// `seconds` since 1970 (fractions dropped) as an IMF-fixdate. Years 0-999 are written with four digits, as
+    /// IMF-fixdate's `year = 4DIGIT` requires (`parse` reads no other width); years outside 0-9999 have no
+    /// IMF-fixdate and are written as they are.
     public static func format(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let day = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondOfDay = total - day * 86_400
         let (year, month, dayOfMonth) = civil(fromDays: day)
         let weekday = days[((day % 7) + 7) % 7]
-        return "\(weekday), \(pad(dayOfMonth)) \(months[month - 1]) \(year) "
+        return "\(weekday), \(pad(dayOfMonth)) \(months[month - 1]) \(fourDigits(year)) "
             + "\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
     }
 
@@ -61,6 +63,11 @@ public enum HTTPDate {
     }
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    private static func fourDigits(_ year: Int) -> String {
+        let digits = String(year)
+        return (0...999).contains(year) ? String(repeating: "0", count: 4 - digits.count) + digits : digits
+    }
 
     private static let weekdayBytes = weekdays.map { Array($0.utf8) }
     private static let monthBytes = months.map { Array($0.utf8) }

@@ -33,6 +33,16 @@ import Testing
         #expect(HTTPDate.parse(HTTPDate.format(seconds)) == seconds)
     }
 
+    /// Found by FuzzCacheHeaders: an asctime `Expires` in the year 997 parsed, but was formatted with a
+    /// three-digit year that IMF-fixdate (`year = 4DIGIT`) and so `parse` refuse.
+    @Test func yearsBeforeOneThousandAreWrittenWithFourDigits() throws {
+        let instant = try #require(HTTPDate.parse("Sun Nov  6 08:49:37 0997"))
+        #expect(HTTPDate.format(instant) == "Mon, 06 Nov 0997 08:49:37 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(instant)) == instant)
+        let yearZero = try #require(HTTPDate.parse("Sat, 01 Jan 0000 00:00:00 GMT"))
+        #expect(HTTPDate.format(yearZero) == "Sat, 01 Jan 0000 00:00:00 GMT")
+    }
+
     @Test func formatsIMFFixdate() {
         #expect(HTTPDate.format(Self.example) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.format(951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")
