@@ -19,7 +19,7 @@ SECONDS_EACH=${1:-30}
 TARGETS=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do TARGETS+=("$1"); shift; done
 [ $# -gt 0 ] && shift  # the "--"
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzCacheHeaders)
 
 # Both flag sets are needed: SwiftPM's --sanitize=fuzzer alone does not add address to swiftc, swiftc keeps only
 # its last -sanitize=, and without -parse-as-library the @_cdecl entry point's module gets a main of its own
@@ -41,6 +41,7 @@ for target in "${TARGETS[@]}"; do
         seeds=("$ROOT/policies" "$ROOT/Tests/CourierPolicyTests/Fixtures" "$ROOT/Tests/CourierLintTests/Fixtures")
         flags=(-dict="$FUZZ/dictionaries/policy.dict" -max_len=16384) ;;
     FuzzURL) seeds=("$FUZZ/corpus/url"); flags=(-dict="$FUZZ/dictionaries/url.dict" -max_len=1024) ;;
+    FuzzCacheHeaders) seeds=("$FUZZ/corpus/cache-headers"); flags=(-dict="$FUZZ/dictionaries/cache.dict" -max_len=1024) ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
     esac
     mkdir -p "$OUT/corpus/$target" "$OUT/artifacts"
