@@ -36,33 +36,40 @@ public enum HTTPDate {
         if parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT" {
             // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
             guard weekdays.contains(String(parts[0].dropLast())) else { return nil }
-            day = Int(parts[1]); month = monthIndex(parts[2]); year = Int(parts[3]); time = Substring(parts[4])
+            day = decimal(parts[1]); month = monthIndex(parts[2]); year = decimal(parts[3]); time = Substring(parts[4])
             guard parts[1].count == 2, parts[3].count == 4 else { return nil }
         } else if parts.count == 4, parts[0].hasSuffix(","), parts[3] == "GMT" {
             // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
             guard longWeekdays.contains(String(parts[0].dropLast())) else { return nil }
             let dmy = parts[1].split(separator: "-")
-            guard dmy.count == 3, dmy[2].count == 2, let yy = Int(dmy[2]) else { return nil }
-            day = Int(dmy[0]); month = monthIndex(dmy[1]); time = Substring(parts[2])
+            guard dmy.count == 3, dmy[2].count == 2, let yy = decimal(dmy[2]) else { return nil }
+            day = decimal(dmy[0]); month = monthIndex(dmy[1]); time = Substring(parts[2])
             // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
             year = yy < 70 ? 2000 + yy : 1900 + yy
         } else if parts.count == 5, weekdays.contains(String(parts[0])) {
             // asctime: Sun Nov  6 08:49:37 1994
-            month = monthIndex(parts[1]); day = Int(parts[2]); time = Substring(parts[3]); year = Int(parts[4])
+            month = monthIndex(parts[1]); day = decimal(parts[2]); time = Substring(parts[3]); year = decimal(parts[4])
             guard parts[4].count == 4 else { return nil }
         } else {
             return nil
         }
         guard let d = day, let m = month, let y = year, let t = time, (1...31).contains(d) else { return nil }
         let hms = t.split(separator: ":")
-        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = Int(hms[0]), let mi = Int(hms[1]),
-            let s = Int(hms[2]), (0...23).contains(h), (0...59).contains(mi), (0...60).contains(s)
+        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = decimal(hms[0]), let mi = decimal(hms[1]),
+            let s = decimal(hms[2]), (0...23).contains(h), (0...59).contains(mi), (0...60).contains(s)
         else { return nil }
         let days = daysFromCivil(year: y, month: m, day: d)
         return Double(days * 86_400 + h * 3600 + mi * 60 + s)
     }
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// The value of `text` when it is one or more ASCII digits (the grammar's `DIGIT`s), else nil: `Int(_:)` would
+    /// also take a sign, so that `-024` was a year.
+    private static func decimal(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
+    }
 
     private static func fourDigits(_ year: Int) -> String {
         let digits = String(year)
