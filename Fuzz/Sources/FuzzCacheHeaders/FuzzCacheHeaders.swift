@@ -19,9 +19,11 @@ private let fieldNames = ["Cache-Control", "Vary", "Age", "Expires"]
 
 private func cacheControl(_ headers: HTTPHeaders) {
     let control = CacheControl(headers)
-    precondition(CacheControl(fieldValues: headers.values(for: "cache-control")) == control, "headers and strings disagree")
-    for seconds in [control.maxAge, control.sharedMaxAge, control.staleWhileRevalidate, control.staleIfError, control.minFresh] {
-        if let seconds { precondition((0...CacheControl.maximumDeltaSeconds).contains(seconds), "delta-seconds \(seconds)") }
+    let fromStrings = CacheControl(fieldValues: headers.values(for: "cache-control"))
+    precondition(fromStrings == control, "headers and strings disagree")
+    let deltas = [control.maxAge, control.sharedMaxAge, control.staleWhileRevalidate, control.staleIfError, control.minFresh]
+    for case let seconds? in deltas {
+        precondition((0...CacheControl.maximumDeltaSeconds).contains(seconds), "delta-seconds \(seconds)")
     }
     if case .seconds(let seconds) = control.maxStale {
         precondition((0...CacheControl.maximumDeltaSeconds).contains(seconds), "max-stale \(seconds)")
@@ -54,11 +56,14 @@ private func age(_ headers: HTTPHeaders) {
 private func expires(_ headers: HTTPHeaders) {
     var withDate = headers
     withDate.add(name: "Date", value: "Sun, 06 Nov 1994 08:49:37 GMT")
-    let lifetime = Freshness.lifetime(status: 200, headers: withDate, control: CacheControl(), responseTime: 0, heuristicLifetime: 0)
+    let lifetime = Freshness.lifetime(
+        status: 200, headers: withDate, control: CacheControl(), responseTime: 0, heuristicLifetime: 0
+    )
     precondition(lifetime >= 0 && lifetime.isFinite, "lifetime \(lifetime)")
     guard let value = headers["Expires"], let instant = HTTPDate.parse(value) else { return }
     let text = HTTPDate.format(instant)
-    precondition(HTTPDate.parse(text) == instant, "'\(value)' is \(instant), formatted '\(text)', which parses to \(String(describing: HTTPDate.parse(text)))")
+    let again = HTTPDate.parse(text)
+    precondition(again == instant, "'\(value)' is \(instant), formatted '\(text)', which parses to \(String(describing: again))")
     precondition(HTTPDate.format(HTTPDate.parse(text) ?? .nan) == text, "'\(text)' formats differently")
 }
 
