@@ -14,7 +14,7 @@ let courierPath = ".."
 let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(courierPath)
     .standardizedFileURL.lastPathComponent.lowercased()
 
-let targets = ["FuzzResponse", "FuzzDecoder", "FuzzPolicy", "FuzzURL", "FuzzRecord"]
+let targets = ["FuzzResponse", "FuzzDecoder", "FuzzPolicy", "FuzzURL", "FuzzRecord", "FuzzCacheHeaders"]
 let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(

@@ -3,7 +3,7 @@
 #
 #   Fuzz/run.sh [seconds-per-target] [target...] [-- extra libFuzzer flags...]
 #       seconds-per-target   default 30
-#       target               FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL (default: all four)
+#       target               FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord, FuzzCacheHeaders (default: all)
 #
 # Builds in release with coverage instrumentation and AddressSanitizer into Fuzz/.build/. Each run starts from
 # the seed corpus (Fuzz/corpus/<kind>/; policies/ and the test fixtures for the policy compiler), grows its own
@@ -19,7 +19,7 @@ SECONDS_EACH=${1:-30}
 TARGETS=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do TARGETS+=("$1"); shift; done
 [ $# -gt 0 ] && shift  # the "--"
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzRecord)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzRecord FuzzCacheHeaders)
 
 # Both flag sets are needed: SwiftPM's --sanitize=fuzzer alone does not add address to swiftc, swiftc keeps only
 # its last -sanitize=, and without -parse-as-library the @_cdecl entry point's module gets a main of its own
@@ -42,6 +42,7 @@ for target in "${TARGETS[@]}"; do
         flags=(-dict="$FUZZ/dictionaries/policy.dict" -max_len=16384) ;;
     FuzzURL) seeds=("$FUZZ/corpus/url"); flags=(-dict="$FUZZ/dictionaries/url.dict" -max_len=1024) ;;
     FuzzRecord) seeds=("$FUZZ/corpus/record"); flags=(-max_len=8192) ;;
+    FuzzCacheHeaders) seeds=("$FUZZ/corpus/cache-headers"); flags=(-dict="$FUZZ/dictionaries/cache.dict" -max_len=1024) ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
     esac
     mkdir -p "$OUT/corpus/$target" "$OUT/artifacts"

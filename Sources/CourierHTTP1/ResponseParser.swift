@@ -72,34 +72,18 @@ public struct ResponseParser: Sendable {
         case failed
     }
 
-    /// What the fields read so far say about the body's framing and the connection.
-    fileprivate struct Framing: Sendable {
-        var contentLength: Int?
-        /// `Transfer-Encoding` field lines seen, and whether all of them (joined) say exactly `chunked`.
-        var transferEncodingCount = 0
-        var transferEncodingIsChunked = false
-        /// The raw `Transfer-Encoding` values, joined with commas, for the error message.
-        var transferEncodings = ""
-        /// A `Connection` field holds the `close` token.
-        var connectionClose = false
-    }
-
-    /// The fields that decide framing.
-    fileprivate enum FramingField: Sendable {
-        case contentLength, transferEncoding, connection
-    }
-
     /// The head being parsed.
     private struct HeadBuilder: Sendable {
         var version: HTTPVersion?
         var status = 0
         var reason = ""
-        var headers = HTTPHeaders()
-        var bytes = 0
-        var framing = Framing()
-        /// When the last field line decides framing: which field, and the framing as it was before it, so that
-        /// an obs-fold continuing that field reads the whole unfolded value again.
-        var lastFramingField: (field: FramingField, before: Framing)?
+        /// The status line and the header section (each head gets the whole budget).
+        var section: FieldSectionReader
+        var framing = ResponseFraming.Observer()
+
+        init(_ limits: Limits) {
+            section = FieldSectionReader(.head, maxBytes: limits.maxHeadBytes, maxFieldCount: limits.maxHeaderCount)
+        }
     }
 
     /// The limits in force.
@@ -116,17 +100,22 @@ public struct ResponseParser: Sendable {
     private var sawEOF = false
     /// Bytes of the current response consumed so far (offsets in errors are relative to its first byte).
     private var messageOffset = 0
-    private var builder = HeadBuilder()
+    private var builder: HeadBuilder
     private var interimResponses = 0
     private var keepAlive = true
-    private var trailerFields = HTTPHeaders()
-    private var trailerBytes = 0
+    private var trailers: FieldSectionReader
 
     /// A parser for the response to a request made with `requestMethod` (a `HEAD` response has no body).
     public init(requestMethod: HTTPMethod = .get, limits: Limits = Limits()) {
         self.requestIsHead = requestMethod.rawValue == "HEAD"
         self.requestIsConnect = requestMethod.rawValue == "CONNECT"
         self.limits = limits
+        self.builder = HeadBuilder(limits)
+        self.trailers = Self.trailerReader(limits)
+    }
+
+    private static func trailerReader(_ limits: Limits) -> FieldSectionReader {
+        FieldSectionReader(.trailers, maxBytes: limits.maxTrailerBytes, maxFieldCount: limits.maxHeaderCount)
     }
 
     /// True between messages: the previous response ended (or none started) and no event is pending.
@@ -206,10 +195,9 @@ public struct ResponseParser: Sendable {
             case .ending:
                 state = .idle
                 messageOffset = 0
-                builder = HeadBuilder()
+                builder = HeadBuilder(limits)
                 interimResponses = 0
-                trailerFields = HTTPHeaders()
-                trailerBytes = 0
+                trailers = Self.trailerReader(limits)
                 return .end(keepAlive: keepAlive)
             case .head:
                 if buffer.isEmpty {
@@ -277,7 +265,7 @@ public struct ResponseParser: Sendable {
                     return nil
                 }
                 state = .ending
-                if !trailerFields.isEmpty { return .trailers(trailerFields) }
+                if !trailers.fields.isEmpty { return .trailers(trailers.fields) }
             }
         }
     }
@@ -310,96 +298,56 @@ public struct ResponseParser: Sendable {
 
     // MARK: - Head
 
-    /// Applies the outcome of a line scan: keeps the unscanned tail when more bytes are needed, throws on a
-    /// failure, and says whether the section (head or trailers) is complete.
-    private mutating func settle(_ step: LineStep, consumed: Int) throws(ResponseParseError) -> Bool {
-        switch step {
-        case .needMore:
-            if consumed > 0 {
-                let keep = scanned
-                consume(consumed)
-                scanned = keep
-            }
+    /// Applies where a field section's reading stopped: keeps the incomplete line when more bytes are needed,
+    /// throws on a failure, and says whether the section (head or trailers) is complete. `count` is the number of
+    /// bytes that were read.
+    private mutating func settle(_ progress: FieldSectionReader.Progress, count: Int) throws(ResponseParseError) -> Bool {
+        switch progress {
+        case .incomplete(let lineStart):
+            // Bytes from `lineStart` on hold no LF: the next scan starts after them.
+            if lineStart > 0 { consume(lineStart) }
+            scanned = count - lineStart
             return false
-        case .failed(let reason, let offset):
-            throw fail(reason, at: offset)
-        case .done:
-            consume(consumed)
+        case .failed(let reason, let at):
+            throw fail(reason, at: messageOffset + at)
+        case .complete(let next):
+            consume(next)
             return true
         }
     }
 
-    private enum LineStep {
-        case needMore
-        case done
-        case failed(ResponseParseError.Reason, offset: Int)
-    }
-
-    /// Parses complete lines of the head; returns the final head once its empty line is seen.
+    /// Parses complete lines of the head (interim heads are read and skipped); returns the final head once its
+    /// empty line is seen.
     private mutating func parseHead() throws(ResponseParseError) -> HTTPResponseHead? {
         let bytes = buffer
-        var consumed = 0
-        let step: LineStep = bytes.withUnsafeBufferPointer { p in
+        let progress: FieldSectionReader.Progress = bytes.withUnsafeBufferPointer { p in
             var lineStart = 0
             var searchFrom = scanned
             while true {
-                // Offset of the first byte beyond the limit, whether or not the line is complete.
-                let overLimit = messageOffset + lineStart + limits.maxHeadBytes - builder.bytes
-                guard let lfIndex = indexOfLF(p, from: searchFrom) else {
-                    consumed = lineStart
-                    scanned = p.count - lineStart
-                    if builder.bytes + (p.count - lineStart) > limits.maxHeadBytes {
-                        return .failed(.headTooLarge(limit: limits.maxHeadBytes), offset: overLimit)
-                    }
-                    return .needMore
-                }
-                builder.bytes += lfIndex + 1 - lineStart
-                if builder.bytes > limits.maxHeadBytes {
-                    return .failed(.headTooLarge(limit: limits.maxHeadBytes), offset: overLimit)
-                }
-                guard lfIndex > lineStart, p[lfIndex - 1] == cr else {
-                    return .failed(.bareLineFeed, offset: messageOffset + lfIndex)
-                }
-                let end = lfIndex - 1
                 if builder.version == nil {
-                    if let (reason, at) = parseStatusLine(p, lineStart, end) {
-                        return .failed(reason, offset: messageOffset + at)
-                    }
-                } else if lineStart == end {
-                    // The empty line: the head is complete.
-                    consumed = lfIndex + 1
-                    if builder.status >= 200 { return .done }
-                    interimResponses += 1
-                    if interimResponses > limits.maxInterimResponses {
-                        return .failed(
-                            .tooManyInterimResponses(limit: limits.maxInterimResponses),
-                            offset: messageOffset + lineStart
-                        )
-                    }
-                    builder = HeadBuilder()
-                } else if isFold(p[lineStart]) {
-                    if let (reason, at) = unfoldHeader(p, lineStart, end) {
-                        return .failed(reason, offset: messageOffset + at)
-                    }
-                } else {
-                    if builder.headers.count >= limits.maxHeaderCount {
-                        return .failed(.tooManyHeaders(limit: limits.maxHeaderCount), offset: messageOffset + lineStart)
-                    }
-                    switch parseFieldLine(p, lineStart, end) {
-                    case .failure(let reason, let at):
-                        return .failed(reason, offset: messageOffset + at)
-                    case .field(let nameEnd, let valueStart, let valueEnd):
-                        if let (reason, at) = recordHeader(p, lineStart, nameEnd, valueStart, valueEnd) {
-                            return .failed(reason, offset: messageOffset + at)
-                        }
+                    switch builder.section.nextLine(p, from: lineStart, searchingFrom: searchFrom) {
+                    case .incomplete:
+                        return .incomplete(lineStart: lineStart)
+                    case .failed(let reason, let at):
+                        return .failed(reason, at: at)
+                    case .complete(let end):
+                        if let (reason, at) = parseStatusLine(p, lineStart, end) { return .failed(reason, at: at) }
+                        lineStart = end + 2
+                        searchFrom = lineStart
                     }
                 }
-                lineStart = lfIndex + 1
-                searchFrom = lineStart
-                scanned = 0
+                let progress = builder.section.read(p, from: lineStart, searchingFrom: searchFrom, observer: &builder.framing)
+                guard case .complete(let next) = progress, builder.status < 200 else { return progress }
+                interimResponses += 1
+                if interimResponses > limits.maxInterimResponses {
+                    return .failed(.tooManyInterimResponses(limit: limits.maxInterimResponses), at: next - 2)
+                }
+                builder = HeadBuilder(limits)
+                lineStart = next
+                searchFrom = next
             }
         }
-        guard try settle(step, consumed: consumed) else { return nil }
+        guard try settle(progress, count: bytes.count) else { return nil }
         return try finishHead()
     }
 
@@ -432,103 +380,8 @@ public struct ResponseParser: Sendable {
         builder.version = HTTPVersion(major: major, minor: minor)
         builder.status = status
         builder.reason = reasonStart < end ? string(p, reasonStart, end) : ""
-        builder.headers.reserveCapacity(fields: 16, bytes: 512)
+        builder.section.reserveCapacity(fields: 16, bytes: 512)
         return nil
-    }
-
-    private enum FieldLine {
-        case field(nameEnd: Int, valueStart: Int, valueEnd: Int)
-        case failure(ResponseParseError.Reason, Int)
-    }
-
-    /// Splits and validates a field line `name ":" OWS value OWS` held in `p[start..<end]` (which does not start
-    /// with whitespace: see ``foldedValue(_:_:_:continuing:)``).
-    private func parseFieldLine(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> FieldLine {
-        var i = start
-        while i < end {
-            let b = p[i]
-            if b == colon { break }
-            if isTokenByte(b) {
-                i += 1
-                continue
-            }
-            if b == sp || b == tab { return .failure(.whitespaceBeforeColon, i) }
-            return .failure(.invalidHeaderName, i)
-        }
-        if i == end { return .failure(.missingColon, start) }
-        if i == start { return .failure(.invalidHeaderName, start) }
-        let nameEnd = i
-        switch fieldValue(p, nameEnd + 1, end) {
-        case .success(let (valueStart, valueEnd)): return .field(nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd)
-        case .failure(let failure): return .failure(failure.reason, failure.at)
-        }
-    }
-
-    /// Why a field line was refused, and the index of the byte that says so.
-    private struct FieldLineError: Error {
-        var reason: ResponseParseError.Reason
-        var at: Int
-    }
-
-    /// The bounds of `p[start..<end]` without the spaces and tabs around it, or the index of its first byte
-    /// that may not appear in a field value.
-    private func fieldValue(
-        _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
-    ) -> Result<(start: Int, end: Int), FieldLineError> {
-        var valueStart = start
-        while valueStart < end, p[valueStart] == sp || p[valueStart] == tab { valueStart += 1 }
-        var valueEnd = end
-        while valueEnd > valueStart, p[valueEnd - 1] == sp || p[valueEnd - 1] == tab { valueEnd -= 1 }
-        if let bad = firstInvalidFieldByte(p, valueStart, valueEnd) { return .failure(FieldLineError(reason: .invalidHeaderValue, at: bad)) }
-        return .success((valueStart, valueEnd))
-    }
-
-    /// The continuation of the previous field in the obs-fold line `p[start..<end]` (it starts with SP or HTAB),
-    /// trimmed and checked; RFC 9112 §5.2 has the recipient replace the fold with one SP. A fold with no field
-    /// before it (right after the status line or the start of the trailers) is `obsoleteLineFolding`.
-    private func foldedValue(
-        _ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, continuing fields: HTTPHeaders
-    ) -> Result<UnsafeBufferPointer<UInt8>, FieldLineError> {
-        guard !fields.isEmpty else { return .failure(FieldLineError(reason: .obsoleteLineFolding, at: start)) }
-        return fieldValue(p, start, end).map { slice(p, $0.start, $0.end) }
-    }
-
-    /// Appends a header field to the head and notes the ones that decide framing.
-    private mutating func recordHeader(
-        _ p: UnsafeBufferPointer<UInt8>,
-        _ start: Int,
-        _ nameEnd: Int,
-        _ valueStart: Int,
-        _ valueEnd: Int
-    ) -> (ResponseParseError.Reason, Int)? {
-        let field: FramingField?
-        switch nameEnd - start {
-        case 14 where equalsLowercase(p, start, "content-length"): field = .contentLength
-        case 17 where equalsLowercase(p, start, "transfer-encoding"): field = .transferEncoding
-        case 10 where equalsLowercase(p, start, "connection"): field = .connection
-        default: field = nil
-        }
-        let value = slice(p, valueStart, valueEnd)
-        builder.lastFramingField = field.map { ($0, builder.framing) }
-        if let field, let reason = builder.framing.note(field, value) { return (reason, valueStart) }
-        builder.headers.add(nameBytes: slice(p, start, nameEnd), valueBytes: value)
-        return nil
-    }
-
-    /// Unfolds the obs-fold line `p[start..<end]` into the previous header field and, when that field decides
-    /// framing, reads its whole value again.
-    private mutating func unfoldHeader(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (ResponseParseError.Reason, Int)? {
-        let continuation: UnsafeBufferPointer<UInt8>
-        switch foldedValue(p, start, end, continuing: builder.headers) {
-        case .success(let bytes): continuation = bytes
-        case .failure(let failure): return (failure.reason, failure.at)
-        }
-        builder.headers.continueLastValue(with: continuation)
-        guard let (field, before) = builder.lastFramingField, !continuation.isEmpty else { return nil }
-        var framing = before
-        let reason = builder.headers.withLastValue { framing.note(field, $0) } ?? nil
-        builder.framing = framing
-        return reason.map { ($0, start) }
     }
 
     /// Decides the body's framing (RFC 9112 §6.3) once the final head is complete.
@@ -538,10 +391,10 @@ public struct ResponseParser: Sendable {
             version: version,
             status: builder.status,
             reason: builder.reason,
-            headers: builder.headers
+            headers: builder.section.fields
         )
         let headEnd = messageOffset
-        let framing = builder.framing
+        let framing = builder.framing.framing
         keepAlive = version.minor >= 1 && !framing.connectionClose
         var chunked = false
         if framing.transferEncodingCount > 0 {
@@ -653,97 +506,15 @@ public struct ResponseParser: Sendable {
     /// Parses trailer lines; true once the empty line ending the trailer section was consumed.
     private mutating func parseTrailers() throws(ResponseParseError) -> Bool {
         let bytes = buffer
-        var consumed = 0
-        let step: LineStep = bytes.withUnsafeBufferPointer { p in
-            var lineStart = 0
-            var searchFrom = scanned
-            while true {
-                let overLimit = messageOffset + lineStart + limits.maxTrailerBytes - trailerBytes
-                guard let lfIndex = indexOfLF(p, from: searchFrom) else {
-                    consumed = lineStart
-                    scanned = p.count - lineStart
-                    if trailerBytes + (p.count - lineStart) > limits.maxTrailerBytes {
-                        return .failed(.trailersTooLarge(limit: limits.maxTrailerBytes), offset: overLimit)
-                    }
-                    return .needMore
-                }
-                trailerBytes += lfIndex + 1 - lineStart
-                if trailerBytes > limits.maxTrailerBytes {
-                    return .failed(.trailersTooLarge(limit: limits.maxTrailerBytes), offset: overLimit)
-                }
-                guard lfIndex > lineStart, p[lfIndex - 1] == cr else {
-                    return .failed(.bareLineFeed, offset: messageOffset + lfIndex)
-                }
-                let end = lfIndex - 1
-                if lineStart == end {
-                    consumed = lfIndex + 1
-                    return .done
-                }
-                if isFold(p[lineStart]) {
-                    switch foldedValue(p, lineStart, end, continuing: trailerFields) {
-                    case .success(let continuation): trailerFields.continueLastValue(with: continuation)
-                    case .failure(let failure): return .failed(failure.reason, offset: messageOffset + failure.at)
-                    }
-                } else {
-                    if trailerFields.count >= limits.maxHeaderCount {
-                        return .failed(.tooManyHeaders(limit: limits.maxHeaderCount), offset: messageOffset + lineStart)
-                    }
-                    switch parseFieldLine(p, lineStart, end) {
-                    case .failure(let reason, let at):
-                        return .failed(reason, offset: messageOffset + at)
-                    case .field(let nameEnd, let valueStart, let valueEnd):
-                        trailerFields.add(nameBytes: slice(p, lineStart, nameEnd), valueBytes: slice(p, valueStart, valueEnd))
-                    }
-                }
-                lineStart = lfIndex + 1
-                searchFrom = lineStart
-                scanned = 0
-            }
+        let progress = bytes.withUnsafeBufferPointer { p in
+            var noObserver = FieldSectionReader.NoObserver()
+            return trailers.read(p, from: 0, searchingFrom: scanned, observer: &noObserver)
         }
-        return try settle(step, consumed: consumed)
-    }
-}
-
-// MARK: - Framing fields
-
-extension ResponseParser.Framing {
-    /// Notes what the value of a framing field says; returns the reason when it is invalid or conflicts with an
-    /// earlier field.
-    fileprivate mutating func note(_ field: ResponseParser.FramingField, _ value: UnsafeBufferPointer<UInt8>) -> ResponseParseError.Reason? {
-        switch field {
-        case .contentLength:
-            guard let length = parseContentLength(value, 0, value.count) else { return .invalidContentLength }
-            if length < 0 { return .conflictingContentLength }
-            if let previous = contentLength, previous != length { return .conflictingContentLength }
-            contentLength = length
-        case .transferEncoding:
-            transferEncodingCount += 1
-            transferEncodingIsChunked = transferEncodingCount == 1 && value.count == 7 && equalsLowercase(value, 0, "chunked")
-            let text = string(value, 0, value.count)
-            transferEncodings += transferEncodingCount == 1 ? text : "," + text
-        case .connection:
-            if listContainsClose(value, 0, value.count) { connectionClose = true }
-        }
-        return nil
+        return try settle(progress, count: bytes.count)
     }
 }
 
 // MARK: - Byte helpers
-
-private let cr = UInt8(ascii: "\r")
-private let lf = UInt8(ascii: "\n")
-private let sp = UInt8(ascii: " ")
-private let tab = UInt8(ascii: "\t")
-private let colon = UInt8(ascii: ":")
-private let semicolon = UInt8(ascii: ";")
-private let zero = UInt8(ascii: "0")
-
-/// A field line starting with SP or HTAB continues the previous field (obs-fold, RFC 9112 §5.2).
-@inline(__always)
-private func isFold(_ b: UInt8) -> Bool { b == sp || b == tab }
-
-@inline(__always)
-private func isDigit(_ b: UInt8) -> Bool { b &- zero < 10 }
 
 @inline(__always)
 private func hexValue(_ b: UInt8) -> Int? {
@@ -751,122 +522,4 @@ private func hexValue(_ b: UInt8) -> Int? {
     let lower = b | 0x20
     if lower &- UInt8(ascii: "a") < 6 { return Int(lower &- UInt8(ascii: "a")) + 10 }
     return nil
-}
-
-/// `tchar` (RFC 9110 §5.6.2) as two 64-bit masks.
-@inline(__always)
-private func isTokenByte(_ b: UInt8) -> Bool {
-    if b < 64 { return (0x03FF_6CFA_0000_0000 as UInt64) >> UInt64(b) & 1 == 1 }
-    if b < 128 { return (0x57FF_FFFF_C7FF_FFFE as UInt64) >> UInt64(b - 64) & 1 == 1 }
-    return false
-}
-
-/// Bytes not allowed in a field value or reason phrase: controls other than HTAB, and DEL.
-@inline(__always)
-private func isInvalidFieldByte(_ b: UInt8) -> Bool { (b < 0x20 && b != tab) || b == 0x7F }
-
-/// The index of the first byte in `p[start..<end]` that ``isInvalidFieldByte(_:)``, checking eight bytes at a
-/// time and falling back to bytes only for a word holding a control byte or DEL (HTAB is allowed).
-@inline(__always)
-private func firstInvalidFieldByte(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int? {
-    guard let base = p.baseAddress else { return nil }
-    let raw = UnsafeRawPointer(base)
-    var i = start
-    while i + 8 <= end {
-        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        // A byte below 0x20 (only ASCII bytes can set the bit), or a byte equal to 0x7F.
-        let control = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
-        let del = word ^ 0x7F7F_7F7F_7F7F_7F7F
-        let delFound = (del &- 0x0101_0101_0101_0101) & ~del & 0x8080_8080_8080_8080
-        if control | delFound != 0 {
-            for k in i..<(i + 8) where isInvalidFieldByte(base[k]) { return k }
-        }
-        i += 8
-    }
-    while i < end {
-        if isInvalidFieldByte(base[i]) { return i }
-        i += 1
-    }
-    return nil
-}
-
-/// The index of the first LF at or after `start`, scanning eight bytes at a time.
-@inline(__always)
-private func indexOfLF(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-    guard let base = p.baseAddress else { return nil }
-    let count = p.count
-    var i = start
-    let raw = UnsafeRawPointer(base)
-    while i + 8 <= count {
-        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) ^ 0x0A0A_0A0A_0A0A_0A0A
-        let found = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-        if found != 0 { return i + found.trailingZeroBitCount >> 3 }
-        i += 8
-    }
-    while i < count {
-        if base[i] == lf { return i }
-        i += 1
-    }
-    return nil
-}
-
-@inline(__always)
-private func slice(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(rebasing: p[start..<end])
-}
-
-@inline(__always)
-private func string(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
-    String(decoding: UnsafeBufferPointer(rebasing: p[start..<end]), as: UTF8.self)
-}
-
-/// Whether `p[start...]` equals `lowercase` ignoring ASCII case (`lowercase` is lower-case ASCII).
-private func equalsLowercase(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ lowercase: StaticString) -> Bool {
-    let count = lowercase.utf8CodeUnitCount
-    let expected = lowercase.utf8Start
-    for k in 0..<count where p[start + k] | 0x20 != expected[k] {
-        return false
-    }
-    return true
-}
-
-/// `1*DIGIT` or a comma-separated list of identical ones (RFC 9110 §8.6); nil when invalid, -1 when the list
-/// holds different values.
-private func parseContentLength(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int? {
-    var result: Int?
-    var i = start
-    while true {
-        while i < end, p[i] == sp || p[i] == tab { i += 1 }
-        var value = 0
-        var digits = 0
-        while i < end, isDigit(p[i]) {
-            let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = shifted.addingReportingOverflow(Int(p[i] &- zero))
-            if o1 || o2 { return nil }
-            value = sum
-            digits += 1
-            i += 1
-        }
-        if digits == 0 { return nil }
-        if let r = result, r != value { return -1 }
-        result = value
-        while i < end, p[i] == sp || p[i] == tab { i += 1 }
-        if i == end { return result }
-        guard p[i] == UInt8(ascii: ",") else { return nil }
-        i += 1
-    }
-}
-
-/// Whether the comma-separated list in `p[start..<end]` holds the token `close` (ASCII case-insensitive).
-private func listContainsClose(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-    var i = start
-    while i < end {
-        while i < end, p[i] == sp || p[i] == tab || p[i] == UInt8(ascii: ",") { i += 1 }
-        let elementStart = i
-        while i < end, p[i] != UInt8(ascii: ",") { i += 1 }
-        var elementEnd = i
-        while elementEnd > elementStart, p[elementEnd - 1] == sp || p[elementEnd - 1] == tab { elementEnd -= 1 }
-        if elementEnd - elementStart == 5, equalsLowercase(p, elementStart, "close") { return true }
-    }
-    return false
 }

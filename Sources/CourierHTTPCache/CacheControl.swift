@@ -17,7 +17,7 @@ import CourierCore
 /// - A delta-seconds larger than 2³¹ saturates at 2³¹ (§1.2.2).
 /// - The qualified forms `no-cache="field"` and `private="field"` are read (their field names are kept) but
 ///   act as the unqualified forms; see ``noCacheFields``.
-public struct CacheControl: Hashable, Sendable {
+public struct CacheControl: Hashable, Sendable, CustomStringConvertible {
     /// `max-age` (§5.2.1.1 on a request, §5.2.2.1 on a response), in seconds.
     public var maxAge: Int64?
     /// `s-maxage` (§5.2.2.10), in seconds. Kept for §3.5 (it permits storing an authorised response); a private
@@ -139,13 +139,11 @@ public struct CacheControl: Hashable, Sendable {
         return min(value, maximumDeltaSeconds)
     }
 
-    /// The lower-cased field names of a qualified directive's argument (`"Set-Cookie, X-A"`).
+    /// The lower-cased field names of a qualified directive's argument (`"Set-Cookie, X-A"`), split at commas as
+    /// bytes (``HTTPList``). Names that are not tokens are kept as sent (they are only read for inspection).
     private static func fieldNames(_ argument: String?) -> [String] {
         guard let argument else { return [] }
-        return argument.split(separator: ",").compactMap { name in
-            let trimmed = name.trimmingHTTPWhitespace
-            return trimmed.isEmpty ? nil : trimmed.lowercased()
-        }
+        return HTTPList.elements(of: argument).map { $0.lowercased() }
     }
 
     /// Calls `body` with each directive of one field value: its lower-cased name and unquoted argument, in
@@ -187,19 +185,11 @@ public struct CacheControl: Hashable, Sendable {
                     argument?.append(byte)
                 }
             }
-            let trimmedName = trimmingWhitespace(name)
+            let trimmedName = HTTPList.trimmingWhitespace(name)
             guard !trimmedName.isEmpty else { continue }
             let lowered = String(decoding: trimmedName.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-            let text = argument.map { String(decoding: quoted ? $0[...] : trimmingWhitespace($0), as: UTF8.self) }
+            let text = argument.map { String(decoding: quoted ? $0[...] : HTTPList.trimmingWhitespace($0), as: UTF8.self) }
             body(lowered, text)
         }
-    }
-
-    /// `bytes` without leading and trailing spaces and tabs (RFC 9110's OWS).
-    private static func trimmingWhitespace(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
-        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }) else { return [] }
-        let last = bytes.lastIndex(where: { !isWhitespace($0) })!
-        return bytes[first...last]
     }
 }

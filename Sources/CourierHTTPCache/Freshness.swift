@@ -101,9 +101,7 @@ public struct Freshness: Hashable, Sendable {
     {
         let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
         let apparentAge = max(0, responseTime - date)
-        let ageValue = headers["Age"]
-            .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).first }
-            .flatMap { CacheControl.deltaSeconds(String($0.trimmingHTTPWhitespace)) } ?? 0
+        let ageValue = headers["Age"].flatMap(HTTPList.firstElement).flatMap(CacheControl.deltaSeconds) ?? 0
         let responseDelay = max(0, responseTime - requestTime)
         let correctedInitialAge = max(apparentAge, Double(ageValue) + responseDelay)
         let residentTime = max(0, now - responseTime)

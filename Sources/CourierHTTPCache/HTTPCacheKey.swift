@@ -41,8 +41,18 @@ public struct HTTPCacheKey: Hashable, Sendable {
         return primary + " vary " + selected.joined(separator: "\u{1F}")
     }
 
-    /// The `Vary` field names of a response, lower case; `*` included as is (such a response is never stored).
+    /// The `Vary` field names of a response (RFC 9110 §12.5.5: `#( "*" / field-name )`), lower case, each once,
+    /// sorted; `*` included as is (such a response is never stored). The list is split at commas as bytes
+    /// (``HTTPList``). A member that is not a token is dropped: no request Courier sends can hold a field of that
+    /// name (the transport refuses such names), so it would select the same variant for every request, and
+    /// dropping it keeps names with CR, LF or the key's separators out of the record keys and the `Vary` index.
     public static func varyNames(of headers: HTTPHeaders) -> [String] {
-        Array(Set(headers.tokens(for: "vary").map { $0.lowercased() })).sorted()
+        var names = Set<String>()
+        for value in headers.values(for: "vary") {
+            for member in HTTPList.elements(of: value) where member == "*" || HTTPToken.isToken(member) {
+                names.insert(String(decoding: member.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+            }
+        }
+        return names.sorted()
     }
 }

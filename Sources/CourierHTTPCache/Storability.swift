@@ -75,7 +75,7 @@ public enum Storability: Hashable, Sendable {
         {
             return .authorization
         }
-        if responseHeaders.tokens(for: "Vary").contains("*") { return .varyAll }
+        if HTTPCacheKey.varyNames(of: responseHeaders).contains("*") { return .varyAll }
         let explicit = response.maxAge != nil || responseHeaders.contains("Expires")
         guard explicit || heuristic else { return .noFreshness }
         return nil

@@ -33,6 +33,27 @@ import Testing
         #expect(HTTPDate.parse(HTTPDate.format(seconds)) == seconds)
     }
 
+    /// Found by FuzzCacheHeaders: an asctime `Expires` in the year 997 parsed, but was formatted with a
+    /// three-digit year that IMF-fixdate (`year = 4DIGIT`) and so `parse` refuse.
+    @Test func yearsBeforeOneThousandAreWrittenWithFourDigits() throws {
+        let instant = try #require(HTTPDate.parse("Sun Nov  6 08:49:37 0997"))
+        #expect(HTTPDate.format(instant) == "Mon, 06 Nov 0997 08:49:37 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(instant)) == instant)
+        let yearZero = try #require(HTTPDate.parse("Sat, 01 Jan 0000 00:00:00 GMT"))
+        #expect(HTTPDate.format(yearZero) == "Sat, 01 Jan 0000 00:00:00 GMT")
+    }
+
+    /// Found by FuzzCacheHeaders: `Int(_:)` took a sign, so `-024` was read as a four-digit year (and formatted
+    /// as `-24`, which did not parse back); days and times took `+6` and `+8` too.
+    @Test(arguments: [
+        "Sun, 03 Nov -024 08:49:37 GMT", "Sun, 03 Nov +994 08:49:37 GMT", "Sun, +6 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 +8:49:37 GMT", "Sun, 06 Nov 1994 08:-9:37 GMT", "Sunday, +6-Nov-94 08:49:37 GMT",
+        "Sunday, 06-Nov-+4 08:49:37 GMT", "Sun Nov +6 08:49:37 1994", "Sun Nov  6 08:49:37 -994",
+    ])
+    func signedNumbersAreNotDigits(text: String) {
+        #expect(HTTPDate.parse(text) == nil)
+    }
+
     @Test func formatsIMFFixdate() {
         #expect(HTTPDate.format(Self.example) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.format(951_782_400) == "Tue, 29 Feb 2000 00:00:00 GMT")

@@ -11,14 +11,16 @@ public enum HTTPDate {
     ]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// `seconds` since 1970 (fractions dropped) as an IMF-fixdate.
+    /// `seconds` since 1970 (fractions dropped) as an IMF-fixdate. Years 0-999 are written with four digits, as
+    /// IMF-fixdate's `year = 4DIGIT` requires (`parse` reads no other width); years outside 0-9999 have no
+    /// IMF-fixdate and are written as they are.
     public static func format(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let day = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondOfDay = total - day * 86_400
         let (year, month, dayOfMonth) = civil(fromDays: day)
         let weekday = days[((day % 7) + 7) % 7]
-        return "\(weekday), \(pad(dayOfMonth)) \(months[month - 1]) \(year) "
+        return "\(weekday), \(pad(dayOfMonth)) \(months[month - 1]) \(fourDigits(year)) "
             + "\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)) GMT"
     }
 
@@ -34,33 +36,45 @@ public enum HTTPDate {
         if parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT" {
             // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
             guard weekdays.contains(String(parts[0].dropLast())) else { return nil }
-            day = Int(parts[1]); month = monthIndex(parts[2]); year = Int(parts[3]); time = Substring(parts[4])
+            day = decimal(parts[1]); month = monthIndex(parts[2]); year = decimal(parts[3]); time = Substring(parts[4])
             guard parts[1].count == 2, parts[3].count == 4 else { return nil }
         } else if parts.count == 4, parts[0].hasSuffix(","), parts[3] == "GMT" {
             // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
             guard longWeekdays.contains(String(parts[0].dropLast())) else { return nil }
             let dmy = parts[1].split(separator: "-")
-            guard dmy.count == 3, dmy[2].count == 2, let yy = Int(dmy[2]) else { return nil }
-            day = Int(dmy[0]); month = monthIndex(dmy[1]); time = Substring(parts[2])
+            guard dmy.count == 3, dmy[2].count == 2, let yy = decimal(dmy[2]) else { return nil }
+            day = decimal(dmy[0]); month = monthIndex(dmy[1]); time = Substring(parts[2])
             // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
             year = yy < 70 ? 2000 + yy : 1900 + yy
         } else if parts.count == 5, weekdays.contains(String(parts[0])) {
             // asctime: Sun Nov  6 08:49:37 1994
-            month = monthIndex(parts[1]); day = Int(parts[2]); time = Substring(parts[3]); year = Int(parts[4])
+            month = monthIndex(parts[1]); day = decimal(parts[2]); time = Substring(parts[3]); year = decimal(parts[4])
             guard parts[4].count == 4 else { return nil }
         } else {
             return nil
         }
         guard let d = day, let m = month, let y = year, let t = time, (1...31).contains(d) else { return nil }
         let hms = t.split(separator: ":")
-        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = Int(hms[0]), let mi = Int(hms[1]),
-            let s = Int(hms[2]), (0...23).contains(h), (0...59).contains(mi), (0...60).contains(s)
+        guard hms.count == 3, hms.allSatisfy({ $0.count == 2 }), let h = decimal(hms[0]), let mi = decimal(hms[1]),
+            let s = decimal(hms[2]), (0...23).contains(h), (0...59).contains(mi), (0...60).contains(s)
         else { return nil }
         let days = daysFromCivil(year: y, month: m, day: d)
         return Double(days * 86_400 + h * 3600 + mi * 60 + s)
     }
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// The value of `text` when it is one or more ASCII digits (the grammar's `DIGIT`s), else nil: `Int(_:)` would
+    /// also take a sign, so that `-024` was a year.
+    private static func decimal(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
+    }
+
+    private static func fourDigits(_ year: Int) -> String {
+        let digits = String(year)
+        return (0...999).contains(year) ? String(repeating: "0", count: 4 - digits.count) + digits : digits
+    }
 
     private static let weekdayBytes = weekdays.map { Array($0.utf8) }
     private static let monthBytes = months.map { Array($0.utf8) }

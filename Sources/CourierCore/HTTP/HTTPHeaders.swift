@@ -283,7 +283,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// ``isValidName(_:)`` for a name's UTF-8 bytes (the rule itself; encoders check stored bytes with it).
     public static func isValidName(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
-        !name.isEmpty && name.allSatisfy(HTTPMethod.isTokenCharacter)
+        HTTPToken.isToken(name)
     }
 
     /// True when `value` can be written on a field line without changing the message's framing:

@@ -27,25 +27,11 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
         }
     }
 
-    /// True when the method is a valid RFC 9110 token (non-empty, `tchar` only).
-    public var isValidToken: Bool {
-        !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPMethod.isTokenCharacter)
-    }
+    /// True when the method is a valid RFC 9110 token (non-empty, `tchar` only; see `HTTPToken`).
+    public var isValidToken: Bool { HTTPToken.isToken(rawValue) }
 
-    /// `tchar` from RFC 9110 §5.6.2.
-    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
+    /// `tchar` from RFC 9110 §5.6.2, for code outside this package (the rule itself is `HTTPToken`'s).
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool { HTTPToken.isTokenCharacter(byte) }
 
     public var description: String { rawValue }
 }
