@@ -21,6 +21,6 @@ extension SecretResolver {
 extension AuthoriserContext {
     /// A context with the process's environment and files for secrets and the system wall clock.
     public static func system(httpClient: any AuthoriserHTTPClient) -> AuthoriserContext {
-        AuthoriserContext(secrets: .system(), httpClient: httpClient, clock: { Date().timeIntervalSince1970 })
+        AuthoriserContext(secrets: .system(), httpClient: httpClient, clock: { WallClock.system.seconds })
     }
 }

@@ -6,7 +6,7 @@ import CourierCrypto
 struct RecordInspector: Sendable {
     let directory: RecordDirectory
     let expiry: ExpiryRule
-    let clock: CacheClock
+    let clock: WallClock
 
     /// Every record file's verdict, each stripe under its lock. With `verifyingPayloads` each record is read
     /// whole and its payload checksum checked too; otherwise only the header, name and length.

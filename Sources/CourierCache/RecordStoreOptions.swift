@@ -1,3 +1,5 @@
+import CourierCore
+
 /// How a ``RecordStore`` behaves.
 public struct RecordStoreOptions: Sendable {
     /// The store's directory, created if missing. One directory may be shared by several stores and processes.
@@ -19,7 +21,7 @@ public struct RecordStoreOptions: Sendable {
     /// getting faster on a 2-core machine (Benchmarks/README.md).
     public var collectionThreads = 16
     /// Where time comes from.
-    public var clock: CacheClock = .system
+    public var clock: WallClock = .system
     /// Test seam: called before each store's temporary-file write.
     var writeFault: (@Sendable (_ key: String) -> WriteFault?)?
 

@@ -41,6 +41,10 @@ extension DataLoaderService {
         /// The largest body a load reads whole (``DataLoader/load(_:)``, and delegates that do not take chunks);
         /// larger fails with `body-too-large`.
         public var maxBodyBytes = 64 << 20
+        /// Where wall-clock time comes from: the cache's record times and freshness, Retry-After dates, the
+        /// authorisers' token expiry (``AuthoriserContext/clock``). `CLOCK_REALTIME` by default; a test can move
+        /// it.
+        public var wallClock: WallClock = .system
         /// Where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its own
         /// ``Request/logger``; also the background logger of the client the service makes. Nowhere by default.
         public var logger: Logger = HTTPClient.loggingDisabled

@@ -39,6 +39,7 @@ public final class DataLoaderService: Sendable {
     /// The loads in flight, for a graceful shutdown (``shutdown(gracePeriod:)``).
     let loads = InFlightLoads()
     let environment: [String: String]
+    /// The configuration's wall clock, in seconds (what the cache stage, Retry-After dates and the authorisers read).
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
     private let limiter = Mutex(RateLimiterStateMachine())
@@ -80,7 +81,8 @@ public final class DataLoaderService: Sendable {
         self.maxBodyBytes = max(0, configuration.maxBodyBytes)
         self.fallbackCooldown = configuration.fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: configuration.fallbackCooldown))
-        self.wallClock = { Date().timeIntervalSince1970 }
+        let clock = configuration.wallClock
+        self.wallClock = { clock.seconds }
         self.instruments = LoaderInstruments(
             logger: configuration.logger, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer
         )
@@ -88,14 +90,15 @@ public final class DataLoaderService: Sendable {
         self.unclaimedCache = unclaimed
         self.httpCache = configuration.cacheDirectory.map { directory in
             let caps = graph.services.compactMap(\.cache?.maxSize) + [unclaimed?.maxSize].compactMap { $0 }
-            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +))
+            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +), clock: clock)
         }
     }
 
     /// Opens the HTTP cache's record store, collecting its garbage every 5 minutes.
-    private static func openCache(_ directory: String, sizeCap: Int64?) -> Result<HTTPCache, CourierError> {
+    private static func openCache(_ directory: String, sizeCap: Int64?, clock: WallClock) -> Result<HTTPCache, CourierError> {
         var options = RecordStoreOptions(directory: directory)
         options.sizeCap = sizeCap
+        options.clock = clock
         do {
             let store = try RecordStore(options: options)
             store.startCollectingGarbage(every: .seconds(300))

@@ -14,7 +14,7 @@ final class ManualClock: Sendable {
     var now: Int64 { time.withLock { $0 } }
     func advance(nanoseconds: Int64) { time.withLock { $0 += nanoseconds } }
     func advance(seconds: Int64) { advance(nanoseconds: seconds * 1_000_000_000) }
-    var cacheClock: CacheClock { CacheClock { self.now } }
+    var cacheClock: WallClock { WallClock { self.now } }
 }
 
 /// SplitMix64: a seeded generator, so a shuffled fixture is the same on every run.

@@ -25,7 +25,7 @@ import Testing
         var options = RecordStoreOptions(directory: directory)
         options.fsync = .none
         let clock = self.clock
-        options.clock = CacheClock { clock.withLock { $0 } }
+        options.clock = WallClock { clock.withLock { $0 } }
         return HTTPCache(store: try RecordStore(options: options), memoryBudget: memoryBudget)
     }
 

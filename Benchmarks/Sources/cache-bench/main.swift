@@ -76,8 +76,8 @@ struct SplitMix64: RandomNumberGenerator {
 /// A clock the GC workload moves forward, so some records are expired without waiting.
 final class MovableClock: Sendable {
     let offset = Atomic<Int64>(0)
-    var cacheClock: CacheClock {
-        CacheClock { [self] in CacheClock.system.now() + offset.load(ordering: .relaxed) }
+    var cacheClock: WallClock {
+        WallClock { [self] in WallClock.system.now() + offset.load(ordering: .relaxed) }
     }
 }
 
@@ -148,7 +148,7 @@ enum Side: Sendable {
         switch self {
         case .store(let store): try await store.store(data, forKey: key)
         case .sqlite(let pool):
-            let now = CacheClock.system.now()
+            let now = WallClock.system.now()
             try await pool.write { db in
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO kv (key, value, ttl, stored, accessed, lock_count) VALUES (?, ?, 0, ?, ?, 0)",
