@@ -59,7 +59,7 @@ final class AuthoriserSlot: Sendable {
     }
 
     /// Authorises `request`, within the plugin's timeout and `deadline`.
-    func authorise(_ request: AuthorisationRequest, deadline: ContinuousInstant) async throws(CourierError) -> AuthorisationRequest {
+    func authorise(_ request: AuthorisationRequest, deadline: Deadline) async throws(CourierError) -> AuthorisationRequest {
         let (authoriser, name, url) = (self.authoriser, self.name, request.url.description)
         return try await race(deadline: deadline, url: url, what: "authoriser '\(name)' did not authorise the request") {
             () async throws(CourierError) -> AuthorisationRequest in
@@ -78,7 +78,7 @@ final class AuthoriserSlot: Sendable {
     /// step within the plugin's timeout and `deadline`. Returns the part this load played, once it is over;
     /// `announce` runs before the wait (a stream's consumer is told a retry follows).
     nonisolated(nonsending) func refresh(
-        after refused: AuthorisationRequest, seen: Int, deadline: ContinuousInstant,
+        after refused: AuthorisationRequest, seen: Int, deadline: Deadline,
         announce: (LoaderEvent.RefreshRole) async throws(CourierError) -> Void
     ) async throws(CourierError) {
         let (authoriser, name, url) = (self.authoriser, self.name, refused.url.description)
@@ -100,10 +100,10 @@ final class AuthoriserSlot: Sendable {
     /// Runs `operation` outside the load's scope; the caller resumes with its result, at the plugin's timeout (or
     /// the deadline, if sooner), or on cancellation, whichever comes first.
     private func race<T: Sendable>(
-        deadline: ContinuousInstant, url: String, what: String,
+        deadline: Deadline, url: String, what: String,
         _ operation: @escaping @Sendable () async throws(CourierError) -> T
     ) async throws(CourierError) -> T {
-        let timeout = min(self.timeout, deadline - .now)
+        let timeout = min(self.timeout, deadline - .now())
         let shot = OneShot<Result<T, CourierError>>()
         let work = Task {
             await CancellationScope.unscoped {

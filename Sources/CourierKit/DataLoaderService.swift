@@ -54,7 +54,7 @@ public final class DataLoaderService: Sendable {
     /// The stored responses being revalidated in the background (`stale-while-revalidate`), by record key: one
     /// revalidation each, however many loads find them stale meanwhile.
     private let backgroundRevalidations = Mutex<Set<String>>([])
-    private let origin = ContinuousInstant.now
+    private let origin = Deadline.now()
     private let instruments: LoaderInstruments
     /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
     /// trace of each load that would have used it).
@@ -198,12 +198,12 @@ public final class DataLoaderService: Sendable {
     }
 
     /// Reserves a rate-limit slot for `key`; returns when the request may go.
-    func admit(key: EndpointKey, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
+    func admit(key: EndpointKey, limit: RateLimit?, now: Deadline) -> Deadline {
         limiter.withLock { $0.admit(key: key.description, limit: limit, now: now) }
     }
 
     /// Pauses `key` until `until` (a Retry-After).
-    func pause(key: EndpointKey, until: ContinuousInstant) {
+    func pause(key: EndpointKey, until: Deadline) {
         limiter.withLock { $0.pause(key: key.description, until: until) }
     }
 
@@ -212,7 +212,7 @@ public final class DataLoaderService: Sendable {
         limiter.withLock { $0.pausedUntil(key: key.description) }
     }
 
-    func recordRequest(service: String, budget: RetryPolicy.Budget?, now: ContinuousInstant) {
+    func recordRequest(service: String, budget: RetryPolicy.Budget?, now: Deadline) {
         guard let budget else { return }
         // Changed in place: a copy taken out of the table and put back would copy its bucket arrays.
         budgets.withLock { table in
@@ -221,18 +221,18 @@ public final class DataLoaderService: Sendable {
     }
 
     /// Asks the service's budget for one retry (always yes when the route has no budget).
-    func tryRetry(service: String, budget: RetryPolicy.Budget?, now: ContinuousInstant) -> Bool {
+    func tryRetry(service: String, budget: RetryPolicy.Budget?, now: Deadline) -> Bool {
         guard let budget else { return true }
         return budgets.withLock { table in
             table[service, default: RetryBudgetStateMachine(budget: budget, origin: origin)].tryRetry(now: now)
         }
     }
 
-    func isCoolingDown(_ target: String, now: ContinuousInstant) -> Bool {
+    func isCoolingDown(_ target: String, now: Deadline) -> Bool {
         cooldowns.withLock { $0.isCoolingDown(target, now: now) }
     }
 
-    func markFailed(_ target: String, now: ContinuousInstant) {
+    func markFailed(_ target: String, now: Deadline) {
         cooldowns.withLock { $0.markFailed(target, now: now) }
     }
 

@@ -1,13 +1,15 @@
+import CourierCore
+
 /// Which connect targets failed recently. A target that failed to resolve or connect is skipped for the
 /// cool-down, then tried again. Pure: the owner passes the current instant.
 struct FallbackCooldownTable: Sendable {
-    private var failedUntil: [String: ContinuousInstant] = [:]
+    private var failedUntil: [String: Deadline] = [:]
     let cooldown: Duration
 
     init(cooldown: Duration) { self.cooldown = cooldown }
 
     /// Records that `target` failed at `now`.
-    mutating func markFailed(_ target: String, now: ContinuousInstant) {
+    mutating func markFailed(_ target: String, now: Deadline) {
         if failedUntil.count > 1024 { failedUntil = failedUntil.filter { $0.value > now } }
         failedUntil[target] = now + cooldown
     }
@@ -20,7 +22,7 @@ struct FallbackCooldownTable: Sendable {
     }
 
     /// Whether `target` is cooling down at `now`.
-    func isCoolingDown(_ target: String, now: ContinuousInstant) -> Bool {
+    func isCoolingDown(_ target: String, now: Deadline) -> Bool {
         guard !failedUntil.isEmpty, let until = failedUntil[target] else { return false }
         return until > now
     }

@@ -25,7 +25,7 @@ final class LoadHop {
     let url: HTTPURL
     let route: Route
     /// The load's one deadline, the same for every hop.
-    let deadline: ContinuousInstant
+    let deadline: Deadline
     private var machine: Machine
     private let stage: CacheStage?
     /// The caller's fields (and an idempotency key), and what the next attempt sends: made conditional on a
@@ -44,8 +44,8 @@ final class LoadHop {
     private var answeredAt = 0.0
     /// When the current attempt asked the rate limiter, and when the machine last decided on a response or a
     /// failure (the instant its retry delays count from).
-    private var arrived: ContinuousInstant
-    private var decidedAt: ContinuousInstant
+    private var arrived: Deadline
+    private var decidedAt: Deadline
     private var timeline: ResponseTimeline
     private var tried: [String] = []
     private var random = SystemRandomNumberGenerator()
@@ -56,7 +56,7 @@ final class LoadHop {
     private let service: DataLoaderService
     private let trace: LoaderTracer
 
-    init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: ContinuousInstant?) throws(CourierError) {
+    init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: Deadline?) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
         self.trace = execution.trace
@@ -144,7 +144,7 @@ final class LoadHop {
 
             case .answerUnsatisfiable:
                 // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
-                timeline.doneAt = .now
+                timeline.doneAt = .now()
                 return .answer(Response(
                     status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
                     retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
@@ -152,7 +152,7 @@ final class LoadHop {
                 ))
 
             case .admit:
-                arrived = .now
+                arrived = .now()
                 if !countedInBudget {
                     countedInBudget = true
                     service.recordRequest(service: route.serviceName ?? "", budget: route.retry.budget, now: arrived)
@@ -164,7 +164,7 @@ final class LoadHop {
             case .waitForRateLimit(let until):
                 trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
                 try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.rateLimitWait += .now - arrived
+                timeline.rateLimitWait += .now() - arrived
                 actions += machine.rateLimitWaited()
 
             case .failRateLimitPastDeadline:
@@ -216,7 +216,7 @@ final class LoadHop {
                 actions += machine.refreshed()
 
             case .proposeRetry:
-                let now = ContinuousInstant.now
+                let now = Deadline.now()
                 actions += machine.budget(
                     granted: service.tryRetry(service: route.serviceName ?? "", budget: route.retry.budget, now: now), now: now
                 )
@@ -228,9 +228,9 @@ final class LoadHop {
                 // The back-off as decided, not what is left of it once the trace runs.
                 trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
                 try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
-                let before = ContinuousInstant.now
+                let before = Deadline.now()
                 try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.backoffWait += .now - before
+                timeline.backoffWait += .now() - before
                 actions += machine.retryWaited()
 
             case .followRedirect(let hop):
@@ -258,8 +258,8 @@ final class LoadHop {
 
     // MARK: - Steps
 
-    private func decided() -> ContinuousInstant {
-        decidedAt = .now
+    private func decided() -> Deadline {
+        decidedAt = .now()
         return decidedAt
     }
 
@@ -281,7 +281,7 @@ final class LoadHop {
         let slot: AuthoriserSlot
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
         authoriser = slot
-        let started = ContinuousInstant.now
+        let started = Deadline.now()
         trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
@@ -290,7 +290,7 @@ final class LoadHop {
         )
         let made = try await slot.authorise(unauthorised, deadline: deadline)
         authorised = made
-        timeline.authoriserWait += .now - started
+        timeline.authoriserWait += .now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
             throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
         }
@@ -299,14 +299,14 @@ final class LoadHop {
     /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
     nonisolated(nonsending) private func refreshCredentials() async throws(CourierError) {
         guard let authoriser, let authorised else { return }
-        let started = ContinuousInstant.now
+        let started = Deadline.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
         let (execution, trace) = (self.execution, self.trace)
         try await authoriser.refresh(after: authorised, seen: seenEpoch, deadline: deadline) { role throws(CourierError) in
             trace(attempt, .refreshing(authoriser: name, role: role))
             try await execution.announceRetry(attempt: attempt + 1, reason: "status 401 (credentials refreshed)")
         }
-        timeline.authoriserWait += .now - started
+        timeline.authoriserWait += .now() - started
     }
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
@@ -318,13 +318,14 @@ final class LoadHop {
         if stage != nil { sentAt = service.wallClock() }
         let service = self.service
         let selection = FallbackSelection(host: url.host, port: url.port, fallbacks: route.fallbacks) {
-            service.isCoolingDown($0, now: .now)
+            service.isCoolingDown($0, now: .now())
         }
         for label in selection.skipped { trace(attempt, .coolingDown(target: label)) }
         var last = CourierError(.connect, "no connect target", url: request.url)
         for target in selection.candidates {
-            let remaining = deadline - .now
-            guard remaining > .zero else { return .failure(CourierError(.timeout, "the total deadline passed", url: request.url)) }
+            guard Deadline.now() < deadline else {
+                return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
+            }
             tried.append(target.label)
             trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
@@ -335,7 +336,8 @@ final class LoadHop {
             // Only an https URL's connection is keyed and built with TLS settings.
             if route.serviceName != nil, url.scheme == "https" { outgoing.tlsOverlay = route.tls }
             do {
-                let exchange = try await service.client.exchange(outgoing, deadline: .now() + remaining)
+                // The load's one deadline, as it was made when the load started: the transport takes it unchanged.
+                let exchange = try await service.client.exchange(outgoing, deadline: deadline)
                 service.markWorking(target.label)
                 if stage != nil { answeredAt = service.wallClock() }
                 return .success(LoadAnswer(exchange))
@@ -343,7 +345,7 @@ final class LoadHop {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
                 trace(attempt, .unreachable(target: target.label, error: error))
-                service.markFailed(target.label, now: .now)
+                service.markFailed(target.label, now: .now())
             }
         }
         return .failure(last)
@@ -388,7 +390,7 @@ final class LoadHop {
 
     /// The answer from the network, read (its body, unless a stream's consumer has it).
     private func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
-        timeline.doneAt = .now
+        timeline.doneAt = .now()
         return Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
@@ -442,7 +444,7 @@ final class LoadHop {
         let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
         let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
         try await execution.events?.deliverStored(head, body: body)
-        timeline.doneAt = .now
+        timeline.doneAt = .now()
         return Response(
             status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,

@@ -50,7 +50,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         /// Ask the rate limiter when this attempt may go, then say ``admitted(at:now:)``.
         case admit
         /// Wait until `until` for the rate limit, then say ``rateLimitWaited()``.
-        case waitForRateLimit(until: ContinuousInstant)
+        case waitForRateLimit(until: Deadline)
         /// Run the route's authoriser, then say ``authorised()``.
         case authorise
         /// Send attempt `attempt`, then say ``responseArrived(_:status:retryAfter:redirect:now:using:)`` or
@@ -59,18 +59,18 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         /// The response asked for a pause (`requested`); `applied` is what the route respects (zero: ignored).
         case noteRetryAfter(requested: Duration, applied: Duration)
         /// Pause the endpoint key until `until` (a respected Retry-After).
-        case pauseEndpoint(until: ContinuousInstant)
+        case pauseEndpoint(until: Deadline)
         /// Read and drop this response's body: it is not the answer (a retried status, a 401, a redirect, a 5xx a
         /// stored response answers instead of).
         case discard(Answer)
         /// Have the authoriser refresh its credentials (once), then say ``refreshed()``.
         case refreshCredentials
         /// Ask the service's retry budget for a retry at `at`, then say ``budget(granted:now:)``.
-        case proposeRetry(at: ContinuousInstant, reason: String)
+        case proposeRetry(at: Deadline, reason: String)
         /// The failure or response is final for this reason (for the trace).
         case gaveUp(reason: String, why: RetryPlanner.Reason)
         /// Tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
-        case waitForRetry(until: ContinuousInstant, reason: String)
+        case waitForRetry(until: Deadline, reason: String)
         /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own. Indirect, as ``fail(_:)``:
         /// an action is as large as its largest payload, and arrays of actions are moved on every event; the rare
         /// large payloads are boxed.
@@ -96,7 +96,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         case refreshing
         /// A retry is proposed; `outcome` is what follows if the budget refuses it, `dropped` the response to
         /// discard if it grants it.
-        case awaitingBudget(at: ContinuousInstant, reason: String, outcome: Outcome, dropped: Answer?)
+        case awaitingBudget(at: Deadline, reason: String, outcome: Outcome, dropped: Answer?)
         case waitingForRetry
         /// The response was handed over (a streamed body may still break off and be retried).
         case delivering
@@ -114,7 +114,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// The route's Retry-After rules (the rest of its retry policy is the planner's).
     private let retryAfterCap: Duration
     private let respectsRetryAfter: Bool
-    private let deadline: ContinuousInstant
+    private let deadline: Deadline
     private let hasAuthoriser: Bool
     private var state = State.admitting
     /// The attempt being made (1 for the first).
@@ -135,7 +135,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     private var lastFailure: CourierError.Kind?
 
     init(
-        retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: ContinuousInstant, hasAuthoriser: Bool,
+        retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: Deadline, hasAuthoriser: Bool,
         cache: CacheRole = .none, offline: Bool = false
     ) {
         self.planner = RetryPlanner(retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline)
@@ -219,7 +219,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The rate limiter admits the attempt at `at` (`now` being when it was asked).
-    mutating func admitted(at: ContinuousInstant, now: ContinuousInstant) -> [Action] {
+    mutating func admitted(at: Deadline, now: Deadline) -> [Action] {
         guard case .admitting = state else { return outOfOrder("admitted") }
         guard at > now else { return afterAdmission() }
         guard at < deadline else {
@@ -245,7 +245,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// A response head arrived (`answer`, its body unread): `status`, the Retry-After it asked for (nil: none or
     /// unreadable), and the next request if it is a redirect the loader follows.
     mutating func responseArrived(
-        _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: ContinuousInstant,
+        _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: Deadline,
         using random: inout some RandomNumberGenerator
     ) -> [Action] {
         guard case .sending = state else { return outOfOrder("responseArrived") }
@@ -288,7 +288,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// whether part of the body already reached a stream's consumer.
     mutating func failed(
         _ failure: Failure, condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, handedOver: Bool = false,
-        reason: @autoclosure () -> String, now: ContinuousInstant, using random: inout some RandomNumberGenerator
+        reason: @autoclosure () -> String, now: Deadline, using random: inout some RandomNumberGenerator
     ) -> [Action] {
         switch state {
         case .sending: break
@@ -306,7 +306,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The service's retry budget answered the proposed retry.
-    mutating func budget(granted: Bool, now: ContinuousInstant) -> [Action] {
+    mutating func budget(granted: Bool, now: Deadline) -> [Action] {
         guard case .awaitingBudget(let at, let reason, let outcome, let dropped) = state else { return outOfOrder("budget") }
         guard granted else {
             return [.gaveUp(reason: reason, why: planner.budgetRefused())] + settle(outcome)
@@ -354,7 +354,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// `dropping` the response to discard when there is.
     private mutating func decide(
         after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Outcome,
-        dropping: Answer?, now: ContinuousInstant, using random: inout some RandomNumberGenerator
+        dropping: Answer?, now: Deadline, using random: inout some RandomNumberGenerator
     ) -> [Action] {
         switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
         case .retry(let at):

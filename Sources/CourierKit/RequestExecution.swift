@@ -11,7 +11,7 @@ import CourierHTTPCache
 final class RequestExecution: Sendable {
     let factory: DataLoaderFactory
     let request: Request
-    let queued: ContinuousInstant
+    let queued: Deadline
     let trace: LoaderTracer
     /// Where a streamed request's head, chunks and retries go (nil: the body is read whole).
     let events: LoadChannel?
@@ -19,7 +19,7 @@ final class RequestExecution: Sendable {
     let revalidation: Bool
 
     init(
-        factory: DataLoaderFactory, request: Request, queued: ContinuousInstant, events: LoadChannel? = nil,
+        factory: DataLoaderFactory, request: Request, queued: Deadline, events: LoadChannel? = nil,
         revalidation: Bool = false
     ) {
         self.factory = factory
@@ -175,7 +175,7 @@ final class RequestExecution: Sendable {
     /// stored response at a time, so a burst of loads in the window sends one conditional request, not one each.
     func revalidateInBackground(_ recordKey: String) {
         guard service.beginBackgroundRevalidation(recordKey) else { return }
-        let background = RequestExecution(factory: factory, request: request, queued: .now, events: nil, revalidation: true)
+        let background = RequestExecution(factory: factory, request: request, queued: .now(), events: nil, revalidation: true)
         let service = self.service
         // It outlives this load: not ended by this load's cancellation.
         Task {
@@ -215,7 +215,7 @@ final class RequestExecution: Sendable {
 
     // MARK: - Helpers
 
-    nonisolated(nonsending) static func sleep(until instant: ContinuousInstant, url: String) async throws(CourierError) {
+    nonisolated(nonsending) static func sleep(until instant: Deadline, url: String) async throws(CourierError) {
         do {
             try await CancellationScope.sleep(until: instant.instant)
         } catch {

@@ -64,7 +64,7 @@ final class RequestInstrumentation: Sendable {
         var sends = 0
         /// Query item names an authoriser added or changed (lower-cased): redacted from every `url.full`.
         var secretNames: Set<String> = []
-        var started = ContinuousInstant.now
+        var started = Deadline.now()
         var firstByte: Duration?
         var bytesSent: Int64 = 0
         var bytesReceived: Int64 = 0
@@ -165,14 +165,14 @@ final class RequestInstrumentation: Sendable {
 
     /// An event of the request's, as its ``LoaderEvent`` would carry it: `at` is when it happened (nil: now, read
     /// only where it is needed). No `LoaderEvent` is made unless a log line quotes one.
-    func handle(_ attempt: Int, _ kind: LoaderEvent.Kind, at: ContinuousInstant? = nil) {
+    func handle(_ attempt: Int, _ kind: LoaderEvent.Kind, at: Deadline? = nil) {
         let event = Event(url: url, attempt: attempt, kind: kind, at: at)
         state.withLock { s in handle(event, &s) }
     }
 
     /// `event`, when a trace observer has made it already.
     func handle(_ event: LoaderEvent) {
-        handle(event.attempt, event.kind, at: ContinuousInstant(event.at))
+        handle(event.attempt, event.kind, at: Deadline(event.at))
     }
 
     /// What `handle` derives from: a ``LoaderEvent``'s fields, its instant read only on demand.
@@ -180,9 +180,9 @@ final class RequestInstrumentation: Sendable {
         let url: String
         let attempt: Int
         let kind: LoaderEvent.Kind
-        let at: ContinuousInstant?
+        let at: Deadline?
 
-        var instant: ContinuousInstant { at ?? .now }
+        var instant: Deadline { at ?? .now() }
         var summary: String { LoaderEvent.summary(of: kind, url: url) }
     }
 

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierTransport
 
 /// When a loaded request spent its time: the instants it was queued and done, the time it waited for the rate
@@ -7,12 +8,12 @@ public struct ResponseTimeline: Hashable, Sendable {
     /// When the loader accepted the request.
     public var queued: ContinuousClock.Instant {
         get { queuedAt.instant }
-        set { queuedAt = ContinuousInstant(newValue) }
+        set { queuedAt = Deadline(newValue) }
     }
     /// ``queued`` and ``done`` as stored: a `ContinuousClock.Instant` would make the timeline, and so every
-    /// `Response`, a value of non-fixed size to the compiler (see `ContinuousInstant`).
-    var queuedAt: ContinuousInstant
-    var doneAt: ContinuousInstant
+    /// `Response`, a value of non-fixed size to the compiler (see `Deadline`).
+    var queuedAt: Deadline
+    var doneAt: Deadline
     /// Time spent waiting for the rate limiter, summed over attempts.
     public var rateLimitWait: Duration = .zero
     /// Time spent waiting for the authoriser (refreshes included), summed over attempts.
@@ -33,15 +34,15 @@ public struct ResponseTimeline: Hashable, Sendable {
     /// When the loader finished with the request.
     public var done: ContinuousClock.Instant {
         get { doneAt.instant }
-        set { doneAt = ContinuousInstant(newValue) }
+        set { doneAt = Deadline(newValue) }
     }
 
     /// A timeline that starts when the request was queued; the loader fills in the rest as the load goes.
     public init(queued: ContinuousClock.Instant) {
-        self.init(queued: ContinuousInstant(queued))
+        self.init(queued: Deadline(queued))
     }
 
-    init(queued: ContinuousInstant) {
+    init(queued: Deadline) {
         self.queuedAt = queued
         self.doneAt = queued
     }

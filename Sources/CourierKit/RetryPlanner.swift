@@ -8,7 +8,7 @@ import CourierTransport
 struct RetryPlanner {
     enum Decision: Equatable {
         /// Try again at this instant (once the budget agrees).
-        case retry(at: ContinuousInstant)
+        case retry(at: Deadline)
         /// The failure is final.
         case giveUp(Reason)
     }
@@ -41,7 +41,7 @@ struct RetryPlanner {
     private let retry: RetryPolicy
     private let maxAttempts: Int
     private let retriesAllowed: Bool
-    private let deadline: ContinuousInstant
+    private let deadline: Deadline
     private var state = State.attempting
     private var previousBackoff: Duration?
     /// Attempts counted against the limit (a 401 refresh retry is not one).
@@ -49,7 +49,7 @@ struct RetryPlanner {
     /// Retries granted so far.
     private(set) var retries = 0
 
-    init(retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: ContinuousInstant) {
+    init(retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: Deadline) {
         self.retry = retry
         self.maxAttempts = max(1, maxAttempts)
         self.retriesAllowed = retriesAllowed
@@ -65,7 +65,7 @@ struct RetryPlanner {
     /// An attempt failed with `condition` (nil for failures no policy can name); `wait` is what a Retry-After
     /// asked for, when the route respects it.
     mutating func decide(
-        after condition: RetryPolicy.Condition?, wait: Duration?, now: ContinuousInstant,
+        after condition: RetryPolicy.Condition?, wait: Duration?, now: Deadline,
         using random: inout some RandomNumberGenerator
     ) -> Decision {
         guard case .attempting = state else { return .giveUp(.notRetryable) }

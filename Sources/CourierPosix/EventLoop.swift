@@ -43,7 +43,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
         /// True while the loop thread is (about to be) inside `epoll_wait` with a non-zero timeout.
         var sleeping = false
         /// When the sleeping loop will wake by itself.
-        var sleepDeadline = MonotonicInstant.distantFuture
+        var sleepDeadline = Deadline.distantFuture
         /// A wake-up was sent and not yet observed.
         var wakeupPending = false
         var lifecycle = Lifecycle.running
@@ -113,7 +113,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     ///
     /// - Returns: an id for ``cancelTimer(_:)``.
     @discardableResult
-    public func scheduleTimer(at deadline: MonotonicInstant, _ work: @escaping @Sendable () -> Void) -> TimerID {
+    public func scheduleTimer(at deadline: Deadline, _ work: @escaping @Sendable () -> Void) -> TimerID {
         let (id, wake) = state.withLock { state -> (UInt64, Bool) in
             guard case .running = state.lifecycle else { return (0, false) }
             let id = state.timers.schedule(at: deadline, work)
@@ -339,7 +339,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
             ready.removeAll(keepingCapacity: true)
 
             // Timers, then submitted work.
-            let now = MonotonicInstant.now()
+            let now = Deadline.now()
             state.withLock { state in
                 state.sleeping = false
                 state.wakeupPending = false

@@ -27,15 +27,15 @@ final class HappyEyeballsConnector: Sendable {
 
     private let loop: EventLoop
     /// When the whole race gives up.
-    private let deadline: MonotonicInstant
+    private let deadline: Deadline
     /// The time the race was given (for the timeout's message).
     private let timeout: Duration
     private let state: Mutex<State>
 
-    init(addresses: [SocketAddress], deadline: MonotonicInstant, loop: EventLoop) {
+    init(addresses: [SocketAddress], deadline: Deadline, loop: EventLoop) {
         self.loop = loop
         self.deadline = deadline
-        let now = MonotonicInstant.now()
+        let now = Deadline.now()
         self.timeout = deadline < now ? .zero : deadline - now
         self.state = Mutex(State(machine: HappyEyeballsStateMachine(addresses: addresses)))
     }

@@ -20,7 +20,7 @@ public struct HappyEyeballsStateMachine: Sendable {
         case startAttempt(index: Int, address: SocketAddress)
         /// Call ``nextAttemptTimerFired(now:)`` at `deadline` (earlier timers may be ignored: the machine
         /// checks the time itself).
-        case scheduleNextAttempt(at: MonotonicInstant)
+        case scheduleNextAttempt(at: Deadline)
         /// Close attempt `index` (it lost, or the race was abandoned).
         case cancelAttempt(index: Int)
         /// Attempt `index` won: hand its socket to the caller.
@@ -45,7 +45,7 @@ public struct HappyEyeballsStateMachine: Sendable {
         var nextIndex = 0
         var inFlight: Set<Int> = []
         var failures: [Int: ConnectAttemptFailure] = [:]
-        var nextAttemptAt: MonotonicInstant?
+        var nextAttemptAt: Deadline?
     }
 
     private enum State: Sendable {
@@ -91,7 +91,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     // MARK: - Events
 
     /// Starts the race.
-    public mutating func start(now: MonotonicInstant) -> [Action] {
+    public mutating func start(now: Deadline) -> [Action] {
         guard case .idle = state else { return [] }
         guard !addresses.isEmpty else {
             state = .finished
@@ -105,7 +105,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// The attempt-delay timer fired.
-    public mutating func nextAttemptTimerFired(now: MonotonicInstant) -> [Action] {
+    public mutating func nextAttemptTimerFired(now: Deadline) -> [Action] {
         guard case .racing(var racing) = state, let due = racing.nextAttemptAt, now >= due else { return [] }
         var actions: [Action] = []
         startNext(&racing, now: now, into: &actions)
@@ -130,7 +130,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// Attempt `index` failed with `error`.
-    public mutating func attemptFailed(index: Int, error: SystemCallError, now: MonotonicInstant) -> [Action] {
+    public mutating func attemptFailed(index: Int, error: SystemCallError, now: Deadline) -> [Action] {
         switch state {
         case .idle:
             preconditionFailure("Invalid event: attempt \(index) failed before the race started")
@@ -186,7 +186,7 @@ public struct HappyEyeballsStateMachine: Sendable {
 
     // MARK: - Helpers
 
-    private func startNext(_ racing: inout Racing, now: MonotonicInstant, into actions: inout [Action]) {
+    private func startNext(_ racing: inout Racing, now: Deadline, into actions: inout [Action]) {
         let index = racing.nextIndex
         racing.nextIndex += 1
         racing.inFlight.insert(index)

@@ -28,11 +28,11 @@ final class IOChannel: SelectableHandler {
         case none
         /// A parked task; past `deadline` (when `budget`, the wait the operation was given, is not nil) it fails
         /// with a timeout.
-        case task(UnsafeContinuation<Void, any Error>, deadline: MonotonicInstant, budget: Duration?)
+        case task(UnsafeContinuation<Void, any Error>, deadline: Deadline, budget: Duration?)
         /// A callback (used by the connector while a connect is in flight).
         case callback(@Sendable (Result<Void, any Error>) -> Void)
 
-        var deadline: MonotonicInstant {
+        var deadline: Deadline {
             if case .task(_, let deadline, _) = self { return deadline }
             return .distantFuture
         }
@@ -76,10 +76,10 @@ final class IOChannel: SelectableHandler {
             return closeReason
         }
         /// Deadline of the earliest idle timer scheduled for this channel, if any.
-        var timerDeadline: MonotonicInstant?
+        var timerDeadline: Deadline?
         /// Timers scheduled and not yet fired, cancelled at close. They hold the channel strongly (a weak
         /// reference would give the channel a side table and make every retain of it take the slow path).
-        var timers: [(deadline: MonotonicInstant, id: TimerID)] = []
+        var timers: [(deadline: Deadline, id: TimerID)] = []
         /// Times a task parked; tests use it to prove a write really waited for EPOLLOUT.
         var parkCount = 0
 
@@ -150,7 +150,7 @@ final class IOChannel: SelectableHandler {
     /// a concurrent close.
     nonisolated(nonsending) func perform<T>(
         _ direction: Direction,
-        deadline: MonotonicInstant?,
+        deadline: Deadline?,
         drained: (T) -> Bool = { _ in false },
         _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
     ) async throws -> T {
@@ -177,7 +177,7 @@ final class IOChannel: SelectableHandler {
             }
             skipAttempt = false
             if budget == nil, let deadline {
-                let now = MonotonicInstant.now()
+                let now = Deadline.now()
                 budget = deadline < now ? .zero : .milliseconds(((deadline - now) / .milliseconds(1)).rounded())
             }
             do {
@@ -253,14 +253,14 @@ final class IOChannel: SelectableHandler {
 
     private enum ParkOutcome {
         case parked
-        case parkedArmTimer(MonotonicInstant)
+        case parkedArmTimer(Deadline)
         case retry
         case failed(any Error, CloseWork?)
     }
 
     /// Parks the task until `direction` becomes ready again; returns the epoch to retry with.
     nonisolated(nonsending) private func park(
-        _ direction: Direction, since epoch: UInt64, deadline: MonotonicInstant?, budget: Duration?
+        _ direction: Direction, since epoch: UInt64, deadline: Deadline?, budget: Duration?
     ) async throws -> UInt64 {
         try await CancellationScope.withCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
@@ -394,7 +394,7 @@ final class IOChannel: SelectableHandler {
 
     // MARK: - Idle timer
 
-    private func armTimer(at deadline: MonotonicInstant) {
+    private func armTimer(at deadline: Deadline) {
         let id = loop.scheduleTimer(at: deadline) { [self] in timerFired() }
         let cancelNow = state.withLock { state -> Bool in
             guard state.open else { return true }
@@ -408,9 +408,9 @@ final class IOChannel: SelectableHandler {
     /// so a connection doing many short reads under the same timeout keeps a single timer. When it fires it
     /// fails the waiters that are due and re-arms for the earliest remaining deadline.
     private func timerFired() {
-        let now = MonotonicInstant.now()
+        let now = Deadline.now()
         var work: CloseWork?
-        var rearm: MonotonicInstant?
+        var rearm: Deadline?
         state.withLock { state in
             if let armed = state.timerDeadline, armed <= now { state.timerDeadline = nil }
             state.timers.removeAll { $0.deadline <= now }

@@ -270,15 +270,6 @@ enum Syscall {
 
     // MARK: - Time
 
-    /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
-    @inline(never)
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        let result = clock_gettime(CLOCK_MONOTONIC, &now)
-        precondition(result == 0, "clock_gettime(CLOCK_MONOTONIC) failed")
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
     /// `clock_gettime(CLOCK_REALTIME)`, for `sem_timedwait` deadlines.
     @inline(never)
     static func realtimeNow() -> timespec {

@@ -78,7 +78,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// ``connect(to:timeout:on:)-(SocketAddress...)`` with an absolute deadline for the whole race.
     public static func connect(
         to addresses: [SocketAddress],
-        deadline: MonotonicInstant,
+        deadline: Deadline,
         on loop: EventLoop
     ) async throws -> TCPConnection {
         let connector = HappyEyeballsConnector(addresses: addresses, deadline: deadline, loop: loop)
@@ -107,9 +107,9 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         resolver: Resolver = .shared,
         on loop: EventLoop
     ) async throws -> TCPConnection {
-        let start = MonotonicInstant.now()
+        let start = Deadline.now()
         let addresses = try await resolver.resolve(host: host, port: port)
-        let remaining = timeout - (MonotonicInstant.now() - start)
+        let remaining = timeout - (Deadline.now() - start)
         return try await connect(to: addresses, timeout: max(remaining, .zero), on: loop)
     }
 
@@ -129,7 +129,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// Reads up to `maxBytes` bytes, waiting until at least one is available or `deadline` passes (then the
     /// connection is closed and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown); nil waits forever.
     /// The deadline is absolute: a read that parks several times still ends by it.
-    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, deadline: MonotonicInstant?) async throws -> [UInt8] {
+    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, deadline: Deadline?) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
             return try await channel.perform(.read, deadline: deadline, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -172,7 +172,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// ``read(into:timeout:)-(UnsafeMutableRawBufferPointer,_)`` with an absolute deadline (nil waits forever).
-    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: MonotonicInstant?) async throws -> Int {
+    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
         return try await channel.perform(.read, deadline: deadline, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
@@ -190,7 +190,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// ``read(into:at:timeout:)`` with an absolute deadline (nil waits forever).
-    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, deadline: MonotonicInstant?) async throws -> Int {
+    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         let room = bytes.count - offset
         return try await channel.perform(.read, deadline: deadline, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
@@ -215,7 +215,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// Writes all of `bytes` by `deadline` (nil waits forever); see ``write(_:timeout:)-([UInt8],_)``.
-    nonisolated(nonsending) public func write(_ bytes: [UInt8], deadline: MonotonicInstant?) async throws {
+    nonisolated(nonsending) public func write(_ bytes: [UInt8], deadline: Deadline?) async throws {
         try await write(bytes[...], deadline: deadline)
     }
 
@@ -225,7 +225,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// Writes all of `bytes` by `deadline` (nil waits forever).
-    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, deadline: MonotonicInstant?) async throws {
+    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline?) async throws {
         guard !bytes.isEmpty else { return }
         var offset = 0
         try await channel.perform(.write, deadline: deadline) { fd throws(SystemCallError) -> IOResult<Void> in

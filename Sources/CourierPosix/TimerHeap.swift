@@ -1,3 +1,4 @@
+import CourierCore
 import HeapModule
 
 /// The event loop's timers: a min-heap of deadlines (swift-collections' `Heap`) with lazy cancellation.
@@ -24,7 +25,7 @@ struct TimerHeap<Action> {
     var count: Int { actions.count }
 
     /// Adds a timer; returns its id.
-    mutating func schedule(at deadline: MonotonicInstant, _ action: Action) -> UInt64 {
+    mutating func schedule(at deadline: Deadline, _ action: Action) -> UInt64 {
         let id = nextID
         nextID += 1
         actions[id] = action
@@ -41,13 +42,13 @@ struct TimerHeap<Action> {
     }
 
     /// The earliest deadline of a live timer.
-    mutating func earliestDeadline() -> MonotonicInstant? {
+    mutating func earliestDeadline() -> Deadline? {
         while let top = heap.min, actions[top.id] == nil { _ = heap.popMin() }
-        return heap.min.map { MonotonicInstant(nanoseconds: $0.deadline) }
+        return heap.min.map { Deadline(nanoseconds: $0.deadline) }
     }
 
     /// Removes and returns the actions of every live timer due at `now`, earliest first.
-    mutating func popExpired(now: MonotonicInstant, into expired: inout [Action]) {
+    mutating func popExpired(now: Deadline, into expired: inout [Action]) {
         while let top = heap.min, top.deadline <= now.nanoseconds {
             _ = heap.popMin()
             if let action = actions.removeValue(forKey: top.id) { expired.append(action) }

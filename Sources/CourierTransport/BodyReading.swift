@@ -15,9 +15,9 @@ struct BodyReading: Sendable {
     private let pool: ConnectionPool
     private var decoder: ContentDecoder?
     let url: HTTPURL
-    private let deadline: MonotonicInstant
+    private let deadline: Deadline
     private let idle: Duration
-    private let start: MonotonicInstant
+    private let start: Deadline
     /// Bytes and timings so far; final once the body has ended.
     private(set) var metrics: RequestMetrics
     /// The trailer fields of a chunked body (after the end).
@@ -32,7 +32,7 @@ struct BodyReading: Sendable {
 
     init(
         connection: HTTP1Connection, pool: ConnectionPool, decoder: sending ContentDecoder?, url: HTTPURL,
-        deadline: MonotonicInstant, idle: Duration, start: MonotonicInstant, metrics: RequestMetrics
+        deadline: Deadline, idle: Duration, start: Deadline, metrics: RequestMetrics
     ) {
         self.connection = connection
         self.pool = pool
@@ -139,7 +139,7 @@ struct BodyReading: Sendable {
         case .end:
             try decoder?.finish()
             metrics.bytesReceived += connection.bytesReceived
-            metrics.total = MonotonicInstant.now() - start
+            metrics.total = Deadline.now() - start
             self.connection = nil
             outcome = .ended
             pool.release(connection, reusable: connection.reusable)

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierPosix
 import CourierTLS
 
@@ -6,11 +7,11 @@ import CourierTLS
 public protocol ByteStream: AnyObject, Sendable {
     /// Reads up to `maxBytes`; empty at end of stream. Throws when `deadline` passes first (closing the stream)
     /// or on failure. The deadline is absolute: the request's, carried down unchanged (nil: no deadline).
-    nonisolated(nonsending) func read(maxBytes: Int, deadline: MonotonicInstant?) async throws -> [UInt8]
+    nonisolated(nonsending) func read(maxBytes: Int, deadline: Deadline?) async throws -> [UInt8]
     /// Reads into `bytes[offset...]` (at most what fits there); 0 at end of stream. Throws as `read(maxBytes:)`.
-    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: MonotonicInstant?) async throws -> Int
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?) async throws -> Int
     /// Writes all of `bytes` by `deadline`. Throws when it passes first (closing the stream) or on failure.
-    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: MonotonicInstant?) async throws
+    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?) async throws
     /// Whether the stream is known, without a system call, to be open with nothing waiting (false = unknown).
     func isQuietSinceLastRead() -> Bool
     /// Whether the peer closed the stream while it was idle (checked without blocking or consuming data).

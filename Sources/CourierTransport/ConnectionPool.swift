@@ -80,7 +80,7 @@ final class ConnectionPool: Sendable {
 
     /// A connection for `key`: an idle one (checked for a server-side close first), a new one, or the next one
     /// freed, in FIFO order with other waiting requests. Cancellation of the waiting task resumes it at once.
-    nonisolated(nonsending) func lease(_ key: PoolKey, connectDeadline: MonotonicInstant) async throws -> HTTP1Connection {
+    nonisolated(nonsending) func lease(_ key: PoolKey, connectDeadline: Deadline) async throws -> HTTP1Connection {
         let (request, lease, idle) = locked { s -> (RequestID, Machine.IdleLease, HTTP1Connection?) in
             let request = s.nextRequestID
             s.nextRequestID &+= 1
@@ -110,7 +110,7 @@ final class ConnectionPool: Sendable {
     /// queues the request (``ConnectionPoolStateMachine/waitForConnection(_:key:connectDeadline:)``, or the stale
     /// connection's report, which queues it ahead of the others), so any later answer finds it.
     nonisolated(nonsending) private func wait(
-        _ request: RequestID, key: PoolKey, connectDeadline: MonotonicInstant, afterStale stale: ConnectionID?
+        _ request: RequestID, key: PoolKey, connectDeadline: Deadline, afterStale stale: ConnectionID?
     ) async throws -> HTTP1Connection {
         try await CancellationScope.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTP1Connection, any Error>) in
@@ -131,7 +131,7 @@ final class ConnectionPool: Sendable {
 
     /// Gives a connection back. `reusable` is the connection state machine's verdict.
     func release(_ connection: HTTP1Connection, reusable: Bool) {
-        let now = MonotonicInstant.now()
+        let now = Deadline.now()
         event { $0.connectionReleased(connection.id, reusable: reusable, now: now) }
     }
 
@@ -240,7 +240,7 @@ final class ConnectionPool: Sendable {
         return connection
     }
 
-    private func armIdleTimer(_ id: ConnectionID, at deadline: MonotonicInstant) {
+    private func armIdleTimer(_ id: ConnectionID, at deadline: Deadline) {
         let loop = loops.next()
         // Recorded under the lock before the timer can fire, so the handler always finds its own entry; not armed
         // for a connection closed meanwhile.
@@ -251,7 +251,7 @@ final class ConnectionPool: Sendable {
     }
 
     private func idleTimerFired(_ id: ConnectionID) {
-        let now = MonotonicInstant.now()
+        let now = Deadline.now()
         run(locked { s in
             s.idleTimers[id] = nil
             return s.machine.idleTimerFired(id, now: now)
@@ -268,12 +268,12 @@ final class ConnectionPool: Sendable {
         (error as? CourierError).map { "\($0.kind)" } ?? "\(type(of: error))"
     }
 
-    private func startConnecting(_ id: ConnectionID, key: PoolKey, deadline: MonotonicInstant) {
+    private func startConnecting(_ id: ConnectionID, key: PoolKey, deadline: Deadline) {
         // Shared by every request waiting for the key: no one load's cancellation ends it.
         Task { await CancellationScope.unscoped { await self.connect(id, key: key, deadline: deadline) } }
     }
 
-    private func connect(_ id: ConnectionID, key: PoolKey, deadline: MonotonicInstant) async {
+    private func connect(_ id: ConnectionID, key: PoolKey, deadline: Deadline) async {
         do {
             let (stream, setup) = try await connector.connect(key, deadline: deadline)
             let connection = HTTP1Connection(
@@ -283,7 +283,7 @@ final class ConnectionPool: Sendable {
             logger.trace("connected", metadata: Self.metadata(connection).merging([
                 "courier.dns": "\(setup.dns)", "courier.connect": "\(setup.connect)", "courier.tls": "\(setup.tls ?? .zero)",
             ]) { $1 })
-            let now = MonotonicInstant.now()
+            let now = Deadline.now()
             run(locked { s in
                 s.connections[id] = connection
                 return s.machine.connectionEstablished(id, now: now)

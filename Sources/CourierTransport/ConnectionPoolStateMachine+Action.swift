@@ -1,3 +1,4 @@
+import CourierCore
 import CourierPosix
 
 extension ConnectionPoolStateMachine {
@@ -32,15 +33,15 @@ extension ConnectionPoolStateMachine {
     enum ConnectionAction: Sendable {
         case none
         /// Start connecting to `key`, done by `deadline` (the connect deadline of the request it is made for).
-        case createConnection(ConnectionID, PoolKey, deadline: MonotonicInstant)
+        case createConnection(ConnectionID, PoolKey, deadline: Deadline)
         /// The connection is idle: run ``ConnectionPoolStateMachine/idleTimerFired(_:now:)`` for it at this time.
-        case scheduleIdleTimeout(ConnectionID, at: MonotonicInstant)
+        case scheduleIdleTimeout(ConnectionID, at: Deadline)
         /// Close this connection (and cancel its idle timer, if one is armed).
         case closeConnection(ConnectionID)
         /// Close this connection: it has been idle for the whole idle timeout.
         case closeIdleTimedOut(ConnectionID)
         /// Close one connection and start another (a broken connection replaced for a waiting request).
-        case closeConnectionAndCreate(ConnectionID, create: ConnectionID, PoolKey, deadline: MonotonicInstant)
+        case closeConnectionAndCreate(ConnectionID, create: ConnectionID, PoolKey, deadline: Deadline)
         /// Close these connections (the idle ones of a key, or all at a shutdown).
         case closeConnections([ConnectionID])
     }

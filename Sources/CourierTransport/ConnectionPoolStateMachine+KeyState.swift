@@ -1,3 +1,4 @@
+import CourierCore
 import CourierPosix
 import DequeModule
 
@@ -23,7 +24,7 @@ extension ConnectionPoolStateMachine {
     struct Waiter: Sendable {
         var request: RequestID
         /// By when a connection made for this request must be connected.
-        var connectDeadline: MonotonicInstant
+        var connectDeadline: Deadline
     }
 
     /// What the machine knows of one connection.
@@ -31,7 +32,7 @@ extension ConnectionPoolStateMachine {
         enum Phase: Sendable {
             case connecting
             case leased
-            case idle(since: MonotonicInstant)
+            case idle(since: Deadline)
         }
 
         let key: PoolKey

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierPosix
 import DequeModule
 
@@ -68,7 +69,7 @@ struct ConnectionPoolStateMachine: Sendable {
 
     /// A request that found no idle connection waits for one (the owner can resume it from now on). It is leased
     /// one that became idle meanwhile, or queued, and a connection is started for it when there is room.
-    mutating func waitForConnection(_ request: RequestID, key: PoolKey, connectDeadline: MonotonicInstant) -> Action {
+    mutating func waitForConnection(_ request: RequestID, key: PoolKey, connectDeadline: Deadline) -> Action {
         if isShutDown { return Action(.failRequest(request, .refused)) }
         let index = keyIndex(key)
         if let id = leaseIdle(keyIndex: index) {
@@ -81,7 +82,7 @@ struct ConnectionPoolStateMachine: Sendable {
     /// The owner found the connection it was just leased (``leaseIdleConnection(key:)``) closed by the server:
     /// close it, and serve the same request again ahead of everyone else.
     mutating func leasedConnectionWasStale(
-        _ connection: ConnectionID, request: RequestID, connectDeadline: MonotonicInstant
+        _ connection: ConnectionID, request: RequestID, connectDeadline: Deadline
     ) -> Action {
         if let record = connections.removeValue(forKey: connection), let index = keys.index(forKey: record.key) {
             keys.values[index].leased -= 1
@@ -114,7 +115,7 @@ struct ConnectionPoolStateMachine: Sendable {
     // MARK: - Connections
 
     /// A connection finished connecting: it goes to the oldest waiter, or is parked.
-    mutating func connectionEstablished(_ connection: ConnectionID, now: MonotonicInstant) -> Action {
+    mutating func connectionEstablished(_ connection: ConnectionID, now: Deadline) -> Action {
         guard let key = connections[connection]?.key, let index = keys.index(forKey: key) else { return Action() }
         keys.values[index].connecting -= 1
         if isShutDown {
@@ -143,7 +144,7 @@ struct ConnectionPoolStateMachine: Sendable {
     /// A leased connection came back. `reusable` is the HTTP/1.1 state machine's verdict (keep-alive, whole
     /// response read, no error): a reusable one goes to the oldest waiter or is parked, another is closed (and
     /// replaced when requests wait without a connection).
-    mutating func connectionReleased(_ connection: ConnectionID, reusable: Bool, now: MonotonicInstant) -> Action {
+    mutating func connectionReleased(_ connection: ConnectionID, reusable: Bool, now: Deadline) -> Action {
         // Unknown once ``closeAll()`` has closed it.
         guard let record = connections[connection], case .leased = record.phase, let index = keys.index(forKey: record.key)
         else { return Action() }
@@ -159,7 +160,7 @@ struct ConnectionPoolStateMachine: Sendable {
 
     /// A connection's idle timer fired: close it if it has been idle for the whole idle timeout, ask for a timer
     /// for the rest of the period if it was parked again since, and leave it to the next park if it is leased.
-    mutating func idleTimerFired(_ connection: ConnectionID, now: MonotonicInstant) -> Action {
+    mutating func idleTimerFired(_ connection: ConnectionID, now: Deadline) -> Action {
         guard let record = connections[connection] else { return Action() }
         guard case .idle(let since) = record.phase else {
             updateRecord(connection) { $0.hasIdleTimer = false }
@@ -264,7 +265,7 @@ struct ConnectionPoolStateMachine: Sendable {
     }
 
     /// Gives a free connection to the oldest waiter, or parks it, asking for an idle timer unless one is armed.
-    private mutating func hand(_ connection: ConnectionID, keyIndex index: Dictionary<PoolKey, KeyState>.Index, now: MonotonicInstant) -> Action {
+    private mutating func hand(_ connection: ConnectionID, keyIndex index: Dictionary<PoolKey, KeyState>.Index, now: Deadline) -> Action {
         if let waiter = keys.values[index].waiters.popFirst() {
             lease(connection, keyIndex: index)
             return Action(.runRequest(waiter.request, on: connection))
@@ -321,7 +322,7 @@ struct ConnectionPoolStateMachine: Sendable {
 
 extension ConnectionPoolStateMachine.ConnectionRecord {
     /// Marks the connection idle from `now` and its timer armed; returns whether a timer was armed already.
-    mutating func park(since now: MonotonicInstant) -> Bool {
+    mutating func park(since now: Deadline) -> Bool {
         phase = .idle(since: now)
         defer { hasIdleTimer = true }
         return hasIdleTimer

@@ -30,8 +30,8 @@ final class Connector: Sendable {
     /// Resolves (unless the connect host is an IP literal), connects, and for https runs the TLS handshake with
     /// SNI and verification against the origin's host (never the fallback address it connects to), all by
     /// `deadline` (the same instant all the way down to the socket's timer).
-    nonisolated(nonsending) func connect(_ key: PoolKey, deadline: MonotonicInstant) async throws -> (any ByteStream, Setup) {
-        let start = MonotonicInstant.now()
+    nonisolated(nonsending) func connect(_ key: PoolKey, deadline: Deadline) async throws -> (any ByteStream, Setup) {
+        let start = Deadline.now()
         let addresses: [SocketAddress]
         let isLiteral: Bool
         if let literal = SocketAddress(ipAddress: key.connectHost, port: key.connectPort) {
@@ -41,12 +41,12 @@ final class Connector: Sendable {
             addresses = try await resolver.resolve(host: key.connectHost, port: key.connectPort)
             isLiteral = false
         }
-        let resolved = MonotonicInstant.now()
+        let resolved = Deadline.now()
         guard resolved < deadline else {
             throw CourierError(.timeout, "resolving \(key.connectHost) used the whole connect timeout")
         }
         let tcp = try await TCPConnection.connect(to: addresses, deadline: deadline, on: loops.next())
-        let connected = MonotonicInstant.now()
+        let connected = Deadline.now()
         var setup = Setup(dns: isLiteral ? .zero : resolved - start, connect: connected - resolved, tls: nil)
         guard let policy = key.tls else { return (tcp, setup) }
         guard connected < deadline else {
@@ -62,7 +62,7 @@ final class Connector: Sendable {
         }
         do {
             let stream = try await TLSStream.handshake(over: tcp, engine: engine, deadline: deadline, tracker: liveTLSStreams)
-            setup.tls = MonotonicInstant.now() - connected
+            setup.tls = Deadline.now() - connected
             return (stream, setup)
         } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {
             throw CourierError(.timeout, "the TLS handshake with \(key.host) did not finish within the connect timeout", cause: error)

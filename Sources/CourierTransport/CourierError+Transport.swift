@@ -9,7 +9,7 @@ extension CourierError {
     /// failure is classified: its kind, its message, and what it means for a retry (``retryCondition``,
     /// ``targetUnreachable``).
     static func from(
-        _ error: any Error, url: String, deadline: MonotonicInstant, timeouts: TimeoutPolicy?
+        _ error: any Error, url: String, deadline: Deadline, timeouts: TimeoutPolicy?
     ) -> CourierError {
         switch error {
         case let e as CourierError:
@@ -40,7 +40,7 @@ extension CourierError {
             case .connectTimeout:
                 return CourierError(.timeout, "connecting timed out", url: url, cause: e).classified(.timeout, unreachable: true)
             case .readTimeout, .writeTimeout:
-                let passed = MonotonicInstant.now() >= deadline
+                let passed = Deadline.now() >= deadline
                 return CourierError(.timeout, passed ? "the total deadline passed" : "no data within the idle timeout", url: url, cause: e)
             case .connectFailed, .noAddresses:
                 return CourierError(.connect, "could not connect", url: url, cause: e)

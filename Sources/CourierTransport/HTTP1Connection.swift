@@ -20,7 +20,7 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Bytes moved for the current request.
     private(set) var bytesSent: Int64 = 0
     private(set) var bytesReceived: Int64 = 0
-    private(set) var firstByteAt: MonotonicInstant?
+    private(set) var firstByteAt: Deadline?
     private let readSize: Int
     /// Reused for each request's head (and a small body sent with it).
     private var headBuffer: [UInt8] = []
@@ -87,7 +87,7 @@ final class HTTP1Connection: @unchecked Sendable {
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
-        deadline: () throws -> MonotonicInstant
+        deadline: () throws -> Deadline
     ) async throws {
         var effect = begin(head: head, body: body)
         while true {
@@ -138,7 +138,7 @@ final class HTTP1Connection: @unchecked Sendable {
     /// encoded in the buffer kept from the previous request: no allocation once it is warm.
     nonisolated(nonsending) private func writeHead(
         _ head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body, includingBody: Bool,
-        deadline: () throws -> MonotonicInstant
+        deadline: () throws -> Deadline
     ) async throws {
         let buffer = try encodeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody)
         do {
@@ -183,7 +183,7 @@ final class HTTP1Connection: @unchecked Sendable {
     }
 
     /// Writes a body that goes after the head: a large byte body, or a streamed one chunk by chunk.
-    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, deadline: () throws -> MonotonicInstant) async throws {
+    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, deadline: () throws -> Deadline) async throws {
         do {
             switch body {
             case .none:
@@ -209,7 +209,7 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    nonisolated(nonsending) private func write(_ bytes: [UInt8], deadline: MonotonicInstant) async throws {
+    nonisolated(nonsending) private func write(_ bytes: [UInt8], deadline: Deadline) async throws {
         try await stream.write(bytes, deadline: deadline)
         bytesSent += Int64(bytes.count)
     }
@@ -222,7 +222,7 @@ final class HTTP1Connection: @unchecked Sendable {
     ///
     /// The parsing and bookkeeping live in synchronous helpers: an async function keeps each of its temporaries
     /// in a task allocation (about eight per call here when they were inline), a synchronous one on the stack.
-    nonisolated(nonsending) func nextEvent(deadline: () throws -> MonotonicInstant) async throws -> ResponseEvent {
+    nonisolated(nonsending) func nextEvent(deadline: () throws -> Deadline) async throws -> ResponseEvent {
         while true {
             if let event = try takeEvent() { return event }
             let bytes = try await stream.read(maxBytes: readSize, deadline: deadline())
@@ -242,7 +242,7 @@ final class HTTP1Connection: @unchecked Sendable {
     /// with no intermediate buffer, no copy and no allocation per read. The parser is told about every byte, so
     /// the next ``nextEvent(deadline:)`` ends the response, or, when the server closed the connection first,
     /// reports the truncated body. On an error `body` holds a partial body (the caller discards it).
-    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], deadline: () throws -> MonotonicInstant) async throws {
+    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], deadline: () throws -> Deadline) async throws {
         guard let remaining = parser.directBodyBytesRemaining else { return }
         var offset = body.count
         body.append(contentsOf: repeatElement(0, count: remaining))

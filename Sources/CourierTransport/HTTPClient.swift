@@ -118,7 +118,7 @@ public final class HTTPClient: Sendable {
     /// `deadline` is the request's one absolute deadline (the body's reading included); every read and write
     /// waits at most the idle timeout (`request.timeouts`, else the client's) from its start, within it.
     nonisolated(nonsending) package func exchange(
-        _ request: HTTPRequest, deadline: MonotonicInstant
+        _ request: HTTPRequest, deadline: Deadline
     ) async throws(CourierError) -> HTTPExchange {
         try enter(request)
         defer { leave() }
@@ -158,7 +158,7 @@ public final class HTTPClient: Sendable {
     /// Sends a request, following redirects as a ``RedirectFollower`` decides, until a final response head
     /// arrives. The one absolute deadline covers every hop and the body.
     nonisolated(nonsending) private func followingRedirects(_ request: HTTPRequest) async throws(CourierError) -> HTTPExchange {
-        let start = MonotonicInstant.now()
+        let start = Deadline.now()
         let timeouts = request.timeouts ?? configuration.timeouts
         let deadline = start + timeouts.total
         try validate(request)
@@ -205,7 +205,7 @@ public final class HTTPClient: Sendable {
     /// The error a failed exchange throws, with the bytes and attempts so far.
     @inline(never)
     private func failure(
-        _ error: any Error, url: HTTPURL, deadline: MonotonicInstant, timeouts: TimeoutPolicy, metrics: RequestMetrics
+        _ error: any Error, url: HTTPURL, deadline: Deadline, timeouts: TimeoutPolicy, metrics: RequestMetrics
     ) -> CourierError {
         var failure = CourierError.from(error, url: url.description, deadline: deadline, timeouts: timeouts)
         if pool.wasClosedByShutdown { failure = failure.cutOffByShutdown() }
@@ -230,7 +230,7 @@ public final class HTTPClient: Sendable {
     /// connection when a reused one turns out to have been closed by the server before answering. `metrics` are
     /// the figures of the hops before (redirects the client followed).
     nonisolated(nonsending) private func hop(
-        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: MonotonicInstant, start: MonotonicInstant,
+        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: Deadline, start: Deadline,
         metrics: RequestMetrics
     ) async throws(CourierError) -> HTTPExchange {
         var metrics = metrics
@@ -261,14 +261,14 @@ public final class HTTPClient: Sendable {
     /// Leases a connection, sends the request and reads the response head. Retries once on a fresh connection
     /// when a reused one turns out to have been closed by the server before answering.
     nonisolated(nonsending) private func attempt(
-        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: MonotonicInstant,
-        start: MonotonicInstant, metrics: inout RequestMetrics
+        _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: Deadline,
+        start: Deadline, metrics: inout RequestMetrics
     ) async throws -> (HTTP1Connection, HTTPResponseHead) {
         let (key, head) = prepare(request)
         metrics.attempts = 0
         for attemptNumber in 1...2 {
             metrics.attempts = attemptNumber
-            let now = MonotonicInstant.now()
+            let now = Deadline.now()
             guard now < deadline else { throw TotalDeadline() }
             let connection = try await pool.lease(key, connectDeadline: min(now + timeouts.connect, deadline))
             leased(connection, metrics: &metrics)
@@ -326,7 +326,7 @@ public final class HTTPClient: Sendable {
     }
 
     @inline(never)
-    private func headArrived(on connection: HTTP1Connection, start: MonotonicInstant, metrics: inout RequestMetrics) {
+    private func headArrived(on connection: HTTP1Connection, start: Deadline, metrics: inout RequestMetrics) {
         metrics.bytesSent += connection.bytesSent
         if let first = connection.firstByteAt { metrics.timeToFirstByte = first - start }
     }
@@ -359,8 +359,8 @@ public final class HTTPClient: Sendable {
 
 /// When the next read or write must be done: the idle timeout from now, capped by the request's one absolute
 /// deadline; throws when that has passed.
-func readDeadline(idle: Duration, deadline: MonotonicInstant) throws -> MonotonicInstant {
-    let now = MonotonicInstant.now()
+func readDeadline(idle: Duration, deadline: Deadline) throws -> Deadline {
+    let now = Deadline.now()
     guard now < deadline else { throw TotalDeadline() }
     return min(now + idle, deadline)
 }

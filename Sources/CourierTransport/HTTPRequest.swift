@@ -11,7 +11,7 @@ public struct HTTPRequest: Sendable {
         /// A streamed body of unknown length, sent chunked. It can be sent only once: a 307/308 redirect or a
         /// retry of such a request fails instead of sending a partial body.
         /// Indirect: `AsyncThrowingStream` is not frozen, and as a plain payload it would make every `HTTPRequest` a
-        /// value of non-fixed size to the compiler (see `ContinuousInstant`).
+        /// value of non-fixed size to the compiler (see `Deadline`).
         indirect case stream(AsyncThrowingStream<[UInt8], any Error>)
 
         var isReplayable: Bool {

@@ -10,10 +10,10 @@ import CourierCore
 ///
 /// Pure: the caller passes the current instant and sleeps until the returned admission time.
 public struct RateLimiterStateMachine: Sendable {
-    /// Held fixed-size (see `ContinuousInstant`): the loader admits every request here.
+    /// Held fixed-size (see `Deadline`): the loader admits every request here.
     private struct KeyState: Sendable {
-        var tat: ContinuousInstant
-        var pausedUntil: ContinuousInstant?
+        var tat: Deadline
+        var pausedUntil: Deadline?
     }
 
     private var keys: [String: KeyState] = [:]
@@ -24,12 +24,12 @@ public struct RateLimiterStateMachine: Sendable {
     /// Reserves the next slot for `key`. Returns the instant at which the request may go (`now` when it may
     /// go at once). With no limit only a server pause applies.
     public mutating func admit(key: String, limit: RateLimit?, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        admit(key: key, limit: limit, now: ContinuousInstant(now)).instant
+        admit(key: key, limit: limit, now: Deadline(now)).instant
     }
 
     /// ``admit(key:limit:now:)`` in the loader's instants. `key` is made only when it is looked up: without a
     /// limit, not while no key has state.
-    package mutating func admit(key makeKey: @autoclosure () -> String, limit: RateLimit?, now: ContinuousInstant) -> ContinuousInstant {
+    package mutating func admit(key makeKey: @autoclosure () -> String, limit: RateLimit?, now: Deadline) -> Deadline {
         sweepIfNeeded(now: now)
         guard let limit, limit.requestsPerSecond > 0 else {
             // No limit: only a server pause applies, and a key that has none keeps no state.
@@ -59,11 +59,11 @@ public struct RateLimiterStateMachine: Sendable {
 
     /// Pauses `key` until `until` (a Retry-After); never shortens an existing pause.
     public mutating func pause(key: String, until: ContinuousClock.Instant) {
-        pause(key: key, until: ContinuousInstant(until))
+        pause(key: key, until: Deadline(until))
     }
 
     /// ``pause(key:until:)`` in the loader's instants.
-    package mutating func pause(key: String, until: ContinuousInstant) {
+    package mutating func pause(key: String, until: Deadline) {
         var state = keys[key] ?? KeyState(tat: until, pausedUntil: nil)
         if let existing = state.pausedUntil, existing >= until { return }
         state.pausedUntil = until
@@ -77,7 +77,7 @@ public struct RateLimiterStateMachine: Sendable {
     public var trackedKeys: Int { keys.count }
 
     /// Drops keys whose bucket is full again and whose pause is over, so memory follows active keys only.
-    private mutating func sweepIfNeeded(now: ContinuousInstant) {
+    private mutating func sweepIfNeeded(now: Deadline) {
         admissionsSinceSweep += 1
         guard admissionsSinceSweep >= 4096 else { return }
         admissionsSinceSweep = 0

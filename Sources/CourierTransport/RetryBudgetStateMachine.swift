@@ -14,36 +14,36 @@ public struct RetryBudgetStateMachine: Sendable {
     private var requests = [Int](repeating: 0, count: buckets)
     private var retries = [Int](repeating: 0, count: buckets)
     private var currentSlot: Int64?
-    /// Held fixed-size (see `ContinuousInstant`): the loader asks the budget on every request.
-    private let origin: ContinuousInstant
+    /// Held fixed-size (see `Deadline`): the loader asks the budget on every request.
+    private let origin: Deadline
 
     public init(budget: RetryPolicy.Budget, origin: ContinuousClock.Instant) {
-        self.init(budget: budget, origin: ContinuousInstant(origin))
+        self.init(budget: budget, origin: Deadline(origin))
     }
 
-    package init(budget: RetryPolicy.Budget, origin: ContinuousInstant) {
+    package init(budget: RetryPolicy.Budget, origin: Deadline) {
         self.budget = budget
         self.origin = origin
     }
 
     /// Records a first attempt.
     public mutating func recordRequest(now: ContinuousClock.Instant) {
-        recordRequest(now: ContinuousInstant(now))
+        recordRequest(now: Deadline(now))
     }
 
     /// Records a first attempt (the loader's form).
-    package mutating func recordRequest(now: ContinuousInstant) {
+    package mutating func recordRequest(now: Deadline) {
         let i = advance(to: now)
         requests[i] += 1
     }
 
     /// Asks for one retry; when it fits the budget it is recorded and true is returned.
     public mutating func tryRetry(now: ContinuousClock.Instant) -> Bool {
-        tryRetry(now: ContinuousInstant(now))
+        tryRetry(now: Deadline(now))
     }
 
     /// Asks for one retry now (the loader's form).
-    package mutating func tryRetry(now: ContinuousInstant) -> Bool {
+    package mutating func tryRetry(now: Deadline) -> Bool {
         let i = advance(to: now)
         let totalRequests = requests.reduce(0, +)
         let totalRetries = retries.reduce(0, +)
@@ -57,7 +57,7 @@ public struct RetryBudgetStateMachine: Sendable {
     private static let bucketNanoseconds = window.nanosecondsClamped / Int64(buckets)
 
     /// Moves the window to `now`, clearing buckets that fell out of it; returns the current bucket.
-    private mutating func advance(to now: ContinuousInstant) -> Int {
+    private mutating func advance(to now: Deadline) -> Int {
         // Whole buckets since the origin, truncated toward zero, in integers (a `Duration` quotient is a
         // 128-bit division and a `Double`).
         let slot = (now - origin).nanosecondsClamped / Self.bucketNanoseconds

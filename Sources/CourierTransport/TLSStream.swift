@@ -47,7 +47,7 @@ final class TLSStream: ByteStream, Sendable {
     /// - Throws: ``TLSError`` for a handshake, certificate or pin failure; ``ConnectionError`` (a timeout, a
     ///   closed socket) or `CancellationError` from the socket.
     nonisolated(nonsending) static func handshake(
-        over tcp: TCPConnection, engine: sending TLSEngine, deadline: MonotonicInstant, tracker: LiveCount? = nil
+        over tcp: TCPConnection, engine: sending TLSEngine, deadline: Deadline, tracker: LiveCount? = nil
     ) async throws -> TLSStream {
         var engine = Optional(engine)
         do {
@@ -74,7 +74,7 @@ final class TLSStream: ByteStream, Sendable {
 
     // MARK: - ByteStream
 
-    nonisolated(nonsending) func read(maxBytes: Int, deadline: MonotonicInstant?) async throws -> [UInt8] {
+    nonisolated(nonsending) func read(maxBytes: Int, deadline: Deadline?) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         while true {
             var step = TLSEngine.ReadStep.wantInput
@@ -90,7 +90,7 @@ final class TLSStream: ByteStream, Sendable {
         }
     }
 
-    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: MonotonicInstant?) async throws -> Int {
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         while true {
             var step = TLSEngine.ReadStep.wantInput
@@ -108,7 +108,7 @@ final class TLSStream: ByteStream, Sendable {
 
     /// Acts on a read step: sends any output it produced, and for `wantInput` feeds the engine from the socket.
     /// Returns whether the read is over (plaintext or a clean end); throws (closing the stream) on a failure.
-    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, deadline: MonotonicInstant?) async throws -> Bool {
+    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, deadline: Deadline?) async throws -> Bool {
         do {
             try await flush(deadline: deadline)
             switch step {
@@ -128,7 +128,7 @@ final class TLSStream: ByteStream, Sendable {
         }
     }
 
-    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: MonotonicInstant?) async throws {
+    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?) async throws {
         guard !bytes.isEmpty else { return }
         do {
             let failure = try withEngine { engine in bytes.withUnsafeBytes { engine.write($0) } }
@@ -141,7 +141,7 @@ final class TLSStream: ByteStream, Sendable {
     }
 
     /// Sends the engine's output, unless another task is already sending (it sends this output too).
-    nonisolated(nonsending) private func flush(deadline: MonotonicInstant?) async throws {
+    nonisolated(nonsending) private func flush(deadline: Deadline?) async throws {
         var output = state.withLock { s -> [UInt8] in
             guard !s.sending, s.engine.hasOutput else { return [] }
             s.sending = true

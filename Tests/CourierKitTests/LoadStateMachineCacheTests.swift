@@ -11,7 +11,7 @@ import Testing
     /// Payloads as strings: a response by its status ("r304"), the stored response "stored" (freshened: "fresh"),
     /// a failure by its reason, a redirect's next request by its target.
     typealias Machine = LoadStateMachine<String, String, String, String>
-    let t0 = ContinuousInstant.now
+    let t0 = Deadline.now()
 
     func machine(
         _ role: LoadCacheRole = .lookUp(forceRevalidation: false, onlyIfCached: false), offline: Bool = false,

@@ -10,7 +10,7 @@ import Testing
 @Suite struct LoadStateMachineTests {
     typealias Machine = LoadStateMachine<String, String, String, String>
 
-    let t0 = ContinuousInstant.now
+    let t0 = Deadline.now()
 
     func policy(respectRetryAfter: Bool = true) -> RetryPolicy {
         var p = RetryPolicy.builtIn

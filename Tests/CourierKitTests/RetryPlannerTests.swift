@@ -6,7 +6,7 @@ import Testing
 
 /// The pure retry decisions, with a fixed clock and a seeded generator.
 @Suite struct RetryPlannerTests {
-    let t0 = ContinuousInstant.now
+    let t0 = Deadline.now()
 
     func policy(jitter: BackoffPolicy.Jitter = .none, max: Duration? = .seconds(1)) -> RetryPolicy {
         var p = RetryPolicy.builtIn

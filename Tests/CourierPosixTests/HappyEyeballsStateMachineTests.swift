@@ -12,8 +12,8 @@ import CourierCore
     let refused = SystemCallError(call: "connect", errno: 111)
     let unreachable = SystemCallError(call: "connect", errno: 101)
 
-    func at(_ milliseconds: UInt64) -> MonotonicInstant {
-        MonotonicInstant(nanoseconds: 1_000_000_000 + milliseconds * 1_000_000)
+    func at(_ milliseconds: UInt64) -> Deadline {
+        Deadline(nanoseconds: 1_000_000_000 + milliseconds * 1_000_000)
     }
 
     @Test func ordersFamiliesInterleavedWithIPv6First() {

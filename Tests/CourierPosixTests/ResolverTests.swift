@@ -1,3 +1,4 @@
+import CourierCore
 import Glibc
 import Synchronization
 import Testing
@@ -50,10 +51,10 @@ extension LoopbackTests {
             }
             let lookup = Task { try await resolver.resolve(host: "slow.example", port: 80) }
             try await Task.sleep(for: .milliseconds(50))
-            let start = MonotonicInstant.now()
+            let start = Deadline.now()
             lookup.cancel()
             let result = await lookup.result
-            #expect(MonotonicInstant.now() - start < .milliseconds(500))
+            #expect(Deadline.now() - start < .milliseconds(500))
             #expect(throws: CancellationError.self) { try result.get() }
             let lookupFinished = finished.load(ordering: .acquiring)
             #expect(!lookupFinished)

@@ -1,3 +1,4 @@
+import CourierCore
 import Glibc
 import Synchronization
 import Testing
@@ -30,8 +31,8 @@ func withDeadline<T: Sendable>(
 
 /// Polls `condition` every 5 ms for up to `seconds`.
 func eventually(_ seconds: Double = 2, _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = MonotonicInstant.now() + .milliseconds(Int(seconds * 1000))
-    while MonotonicInstant.now() < deadline {
+    let deadline = Deadline.now() + .milliseconds(Int(seconds * 1000))
+    while Deadline.now() < deadline {
         if try condition() { return true }
         try await Task.sleep(for: .milliseconds(5))
     }
@@ -40,7 +41,7 @@ func eventually(_ seconds: Double = 2, _ condition: () throws -> Bool) async thr
 
 /// Expects the process's sockets, pipes and event descriptors to fall back to `baseline` within 10 s
 /// (``settledDescriptorCount(atMost:within:)``: other work closes late; a leak never settles).
-func expectNoDescriptorLeak(baseline: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectNoDescriptorLeak(baseline: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
     let now = try await settledDescriptorCount(atMost: baseline)
     #expect(now <= baseline, "descriptors: \(baseline) before, \(now) after", sourceLocation: sourceLocation)
 }

@@ -61,7 +61,7 @@ import CourierCore
 @Suite struct TimerHeapTests {
     @Test func firesInDeadlineOrderAndSkipsCancelled() {
         var heap = TimerHeap<String>()
-        let t = { (ms: UInt64) in MonotonicInstant(nanoseconds: ms * 1_000_000) }
+        let t = { (ms: UInt64) in Deadline(nanoseconds: ms * 1_000_000) }
         _ = heap.schedule(at: t(30), "c")
         let b = heap.schedule(at: t(20), "b")
         _ = heap.schedule(at: t(10), "a")
@@ -84,7 +84,7 @@ import CourierCore
     @Test func compactsWhenMostTimersAreCancelled() {
         var heap = TimerHeap<Int>()
         var ids: [UInt64] = []
-        for index in 0..<1000 { ids.append(heap.schedule(at: MonotonicInstant(nanoseconds: UInt64(1000 - index)), index)) }
+        for index in 0..<1000 { ids.append(heap.schedule(at: Deadline(nanoseconds: UInt64(1000 - index)), index)) }
         for id in ids.dropLast() { heap.cancel(id) }
         #expect(heap.count == 1)
         var fired: [Int] = []
@@ -93,9 +93,9 @@ import CourierCore
     }
 
     @Test func instantArithmeticSaturates() {
-        let start = MonotonicInstant(nanoseconds: 5)
-        #expect(start + .nanoseconds(-10) == MonotonicInstant(nanoseconds: 0))
-        #expect(MonotonicInstant.distantFuture + .seconds(1) == .distantFuture)
-        #expect(MonotonicInstant(nanoseconds: 2_000_000) - MonotonicInstant(nanoseconds: 500_000) == .microseconds(1500))
+        let start = Deadline(nanoseconds: 5)
+        #expect(start + .nanoseconds(-10) == Deadline(nanoseconds: 0))
+        #expect(Deadline.distantFuture + .seconds(1) == .distantFuture)
+        #expect(Deadline(nanoseconds: 2_000_000) - Deadline(nanoseconds: 500_000) == .microseconds(1500))
     }
 }

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierPosix
 import CourierTestSupport
 import Testing
@@ -14,7 +15,7 @@ import Testing
     let b = key("b")
 
     /// The instant `seconds` s.
-    func t(_ seconds: UInt64) -> MonotonicInstant { MonotonicInstant(nanoseconds: seconds * 1_000_000_000) }
+    func t(_ seconds: UInt64) -> Deadline { Deadline(nanoseconds: seconds * 1_000_000_000) }
 
     func machine(limit: Int = 2) -> SM {
         SM(configuration: .init(maxConnectionsPerKey: limit, idleTimeout: .seconds(60)))
@@ -337,7 +338,7 @@ private func trace(_ action: ConnectionPoolStateMachine.Action) -> [String] {
     case .failRequest(let r, let failure): lines.append("fail r\(r): \(describe(failure))")
     case .failRequests(let rs, let failure): lines.append("fail \(rs.map { "r\($0)" }.joined(separator: " ")): \(describe(failure))")
     }
-    func created(_ c: UInt64, _ key: PoolKey, _ deadline: MonotonicInstant) -> String {
+    func created(_ c: UInt64, _ key: PoolKey, _ deadline: Deadline) -> String {
         "create c\(c) \(key.host) @\(deadline.nanoseconds / 1_000_000_000)"
     }
     switch action.connection {
