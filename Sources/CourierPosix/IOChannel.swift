@@ -148,9 +148,13 @@ final class IOChannel: SelectableHandler {
     /// Any error closes the channel: the operation's own ``SystemCallError``, a timeout (no readiness before
     /// `deadline`, however many times the task parked), cancellation of the waiting task (`CancellationError`), or
     /// a concurrent close.
+    ///
+    /// `deadline` is absolute (a request's, carried down unchanged); `idle` bounds this operation's wait from when it
+    /// first parks. This is the one place the two meet: the wait ends at `min(now + idle, deadline)`.
     nonisolated(nonsending) func perform<T>(
         _ direction: Direction,
         deadline: Deadline?,
+        idle: Duration? = nil,
         drained: (T) -> Bool = { _ in false },
         _ operation: (Int32) throws(SystemCallError) -> IOResult<T>
     ) async throws -> T {
@@ -161,6 +165,7 @@ final class IOChannel: SelectableHandler {
         // The wait this operation was given, for a timeout's message (to the millisecond: the caller's own figure).
         // Taken when it first parks: most operations never do, and then need no clock read.
         var budget: Duration?
+        var due: Deadline?
         while true {
             if !skipAttempt {
                 let result: IOResult<T>
@@ -176,12 +181,14 @@ final class IOChannel: SelectableHandler {
                 }
             }
             skipAttempt = false
-            if budget == nil, let deadline {
+            if budget == nil, deadline != nil || idle != nil {
                 let now = Deadline.now()
-                budget = deadline < now ? .zero : .milliseconds(((deadline - now) / .milliseconds(1)).rounded())
+                let end = min(idle.map { now + $0 } ?? .distantFuture, deadline ?? .distantFuture)
+                due = end
+                budget = end < now ? .zero : .milliseconds(((end - now) / .milliseconds(1)).rounded())
             }
             do {
-                epoch = try await park(direction, since: epoch, deadline: deadline, budget: budget)
+                epoch = try await park(direction, since: epoch, deadline: due, budget: budget)
             } catch {
                 state.withLock { state in
                     if direction == .read { state.readBusy = false } else { state.writeBusy = false }

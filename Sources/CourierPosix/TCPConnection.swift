@@ -129,10 +129,10 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// Reads up to `maxBytes` bytes, waiting until at least one is available or `deadline` passes (then the
     /// connection is closed and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown); nil waits forever.
     /// The deadline is absolute: a read that parks several times still ends by it.
-    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, deadline: Deadline?) async throws -> [UInt8] {
+    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, deadline: Deadline?, idle: Duration? = nil) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
-            return try await channel.perform(.read, deadline: deadline, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+            return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
                 var outcome: Result<IOResult<[UInt8]>, SystemCallError> = .success(.wouldBlock)
                 withUnsafeTemporaryAllocation(byteCount: maxBytes, alignment: 1) { buffer in
                     outcome = Result { () throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -145,7 +145,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
                 return try outcome.get()
             }
         }
-        return try await channel.perform(.read, deadline: deadline, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
+        return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
             var failure: SystemCallError?
             var wouldBlock = false
             let bytes = [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
@@ -172,9 +172,9 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// ``read(into:timeout:)-(UnsafeMutableRawBufferPointer,_)`` with an absolute deadline (nil waits forever).
-    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?) async throws -> Int {
+    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?, idle: Duration? = nil) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
-        return try await channel.perform(.read, deadline: deadline, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
         }
     }
@@ -190,10 +190,10 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// ``read(into:at:timeout:)`` with an absolute deadline (nil waits forever).
-    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?) async throws -> Int {
+    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?, idle: Duration? = nil) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         let room = bytes.count - offset
-        return try await channel.perform(.read, deadline: deadline, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
+        return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
             var outcome: Result<IOResult<Int>, SystemCallError> = .success(.wouldBlock)
             bytes.withUnsafeMutableBytes { raw in
                 outcome = Result { () throws(SystemCallError) in
@@ -215,8 +215,8 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// Writes all of `bytes` by `deadline` (nil waits forever); see ``write(_:timeout:)-([UInt8],_)``.
-    nonisolated(nonsending) public func write(_ bytes: [UInt8], deadline: Deadline?) async throws {
-        try await write(bytes[...], deadline: deadline)
+    nonisolated(nonsending) public func write(_ bytes: [UInt8], deadline: Deadline?, idle: Duration? = nil) async throws {
+        try await write(bytes[...], deadline: deadline, idle: idle)
     }
 
     /// Writes all of `bytes`; see ``write(_:timeout:)-([UInt8],_)``.
@@ -225,10 +225,10 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// Writes all of `bytes` by `deadline` (nil waits forever).
-    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline?) async throws {
+    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline?, idle: Duration? = nil) async throws {
         guard !bytes.isEmpty else { return }
         var offset = 0
-        try await channel.perform(.write, deadline: deadline) { fd throws(SystemCallError) -> IOResult<Void> in
+        try await channel.perform(.write, deadline: deadline, idle: idle) { fd throws(SystemCallError) -> IOResult<Void> in
             while offset < bytes.count {
                 var sent: Result<IOResult<Int>, SystemCallError> = .success(.wouldBlock)
                 bytes.withUnsafeBytes { raw in

@@ -79,8 +79,7 @@ struct BodyReading: Sendable {
         do {
             while true {
                 if decoder == nil, connection.canReceiveBodyDirectly(limit: body.room) {
-                    let (idle, deadline) = (self.idle, self.deadline)
-                    try await connection.receiveBodyDirectly(into: &body.bytes, deadline: { try readDeadline(idle: idle, deadline: deadline) })
+                    try await connection.receiveBodyDirectly(into: &body.bytes, deadline: deadline, idle: idle)
                 }
                 guard let chunk = try await step(connection) else {
                     if connection !== self.connection { return body.bytes }
@@ -124,8 +123,7 @@ struct BodyReading: Sendable {
     /// One event from the connection: a chunk to hand over, or nil (trailers recorded, a decoder that produced
     /// nothing yet, or the end, after which the connection is released and `self.connection` is nil).
     nonisolated(nonsending) private mutating func step(_ connection: HTTP1Connection) async throws -> ArraySlice<UInt8>? {
-        let (idle, deadline) = (self.idle, self.deadline)
-        let event = try await connection.nextEvent(deadline: { try readDeadline(idle: idle, deadline: deadline) })
+        let event = try await connection.nextEvent(deadline: deadline, idle: idle)
         switch event {
         case .head:
             return nil

@@ -5,13 +5,14 @@ import CourierTLS
 /// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection, or a TLS session over one
 /// (``TLSStream``). Everything above this protocol (pool, codec, client) is the same for both.
 public protocol ByteStream: AnyObject, Sendable {
-    /// Reads up to `maxBytes`; empty at end of stream. Throws when `deadline` passes first (closing the stream)
-    /// or on failure. The deadline is absolute: the request's, carried down unchanged (nil: no deadline).
-    nonisolated(nonsending) func read(maxBytes: Int, deadline: Deadline?) async throws -> [UInt8]
+    /// Reads up to `maxBytes`; empty at end of stream. Throws when its wait ends first (closing the stream) or on
+    /// failure. `deadline` is absolute: the request's, carried down unchanged (nil: no deadline); `idle` bounds
+    /// each wait for the socket from its start; the channel under it ends the wait at whichever comes first.
+    nonisolated(nonsending) func read(maxBytes: Int, deadline: Deadline?, idle: Duration?) async throws -> [UInt8]
     /// Reads into `bytes[offset...]` (at most what fits there); 0 at end of stream. Throws as `read(maxBytes:)`.
-    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?) async throws -> Int
-    /// Writes all of `bytes` by `deadline`. Throws when it passes first (closing the stream) or on failure.
-    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?) async throws
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?, idle: Duration?) async throws -> Int
+    /// Writes all of `bytes` within `deadline` and `idle`, as `read(maxBytes:)`.
+    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?, idle: Duration?) async throws
     /// Whether the stream is known, without a system call, to be open with nothing waiting (false = unknown).
     func isQuietSinceLastRead() -> Bool
     /// Whether the peer closed the stream while it was idle (checked without blocking or consuming data).

@@ -87,16 +87,17 @@ final class HTTP1Connection: @unchecked Sendable {
         head: HTTPRequestHead,
         hostHeader: String,
         body: HTTPRequest.Body,
-        deadline: () throws -> Deadline
+        deadline: Deadline,
+        idle: Duration
     ) async throws {
         var effect = begin(head: head, body: body)
         while true {
             switch effect {
             case .writeHead(let includingBody):
-                try await writeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody, deadline: deadline)
+                try await writeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody, deadline: deadline, idle: idle)
                 effect = perform(machine.requestHeadWritten())
             case .writeBody:
-                try await writeBody(body, deadline: deadline)
+                try await writeBody(body, deadline: deadline, idle: idle)
                 effect = perform(machine.requestBodyEnded())
             case .none:
                 return
@@ -138,11 +139,11 @@ final class HTTP1Connection: @unchecked Sendable {
     /// encoded in the buffer kept from the previous request: no allocation once it is warm.
     nonisolated(nonsending) private func writeHead(
         _ head: HTTPRequestHead, hostHeader: String, body: HTTPRequest.Body, includingBody: Bool,
-        deadline: () throws -> Deadline
+        deadline: Deadline, idle: Duration
     ) async throws {
         let buffer = try encodeHead(head, hostHeader: hostHeader, body: body, includingBody: includingBody)
         do {
-            try await stream.write(buffer, deadline: deadline())
+            try await stream.write(buffer, deadline: deadline, idle: idle)
         } catch {
             encoder.reset()
             recycle(consume buffer)
@@ -183,7 +184,7 @@ final class HTTP1Connection: @unchecked Sendable {
     }
 
     /// Writes a body that goes after the head: a large byte body, or a streamed one chunk by chunk.
-    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, deadline: () throws -> Deadline) async throws {
+    nonisolated(nonsending) private func writeBody(_ body: HTTPRequest.Body, deadline: Deadline, idle: Duration) async throws {
         do {
             switch body {
             case .none:
@@ -192,16 +193,16 @@ final class HTTP1Connection: @unchecked Sendable {
                 var part: [UInt8] = []
                 try encoder.writeBodyPart(bytes, into: &part)
                 try encoder.writeEnd(into: &part)
-                try await write(part, deadline: deadline())
+                try await write(part, deadline: deadline, idle: idle)
             case .stream(let parts):
                 for try await chunk in parts {
                     var framed: [UInt8] = []
                     try encoder.writeBodyPart(chunk, into: &framed)
-                    if !framed.isEmpty { try await write(framed, deadline: deadline()) }
+                    if !framed.isEmpty { try await write(framed, deadline: deadline, idle: idle) }
                 }
                 var end: [UInt8] = []
                 try encoder.writeEnd(into: &end)
-                try await write(end, deadline: deadline())
+                try await write(end, deadline: deadline, idle: idle)
             }
         } catch {
             encoder.reset()
@@ -209,23 +210,23 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    nonisolated(nonsending) private func write(_ bytes: [UInt8], deadline: Deadline) async throws {
-        try await stream.write(bytes, deadline: deadline)
+    nonisolated(nonsending) private func write(_ bytes: [UInt8], deadline: Deadline, idle: Duration) async throws {
+        try await stream.write(bytes, deadline: deadline, idle: idle)
         bytesSent += Int64(bytes.count)
     }
 
     // MARK: - Receiving
 
     /// The next response event, reading from the stream when the parser needs more bytes.
-    /// `deadline` is asked before each read: the idle timeout from now, capped by the request's one absolute
-    /// deadline (it throws once that has passed).
+    /// `deadline` is the request's one absolute deadline, passed unchanged to the stream; `idle` bounds each read's
+    /// wait (the channel under the stream ends it at whichever comes first).
     ///
     /// The parsing and bookkeeping live in synchronous helpers: an async function keeps each of its temporaries
     /// in a task allocation (about eight per call here when they were inline), a synchronous one on the stack.
-    nonisolated(nonsending) func nextEvent(deadline: () throws -> Deadline) async throws -> ResponseEvent {
+    nonisolated(nonsending) func nextEvent(deadline: Deadline, idle: Duration) async throws -> ResponseEvent {
         while true {
             if let event = try takeEvent() { return event }
-            let bytes = try await stream.read(maxBytes: readSize, deadline: deadline())
+            let bytes = try await stream.read(maxBytes: readSize, deadline: deadline, idle: idle)
             try absorb(bytes)
         }
     }
@@ -240,14 +241,14 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Receives the rest of a `Content-Length` body straight into `body`, appended (call only when
     /// ``canReceiveBodyDirectly(limit:)`` said so): each `recv` fills as much of the array as the socket holds,
     /// with no intermediate buffer, no copy and no allocation per read. The parser is told about every byte, so
-    /// the next ``nextEvent(deadline:)`` ends the response, or, when the server closed the connection first,
+    /// the next ``nextEvent(deadline:idle:)`` ends the response, or, when the server closed the connection first,
     /// reports the truncated body. On an error `body` holds a partial body (the caller discards it).
-    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], deadline: () throws -> Deadline) async throws {
+    nonisolated(nonsending) func receiveBodyDirectly(into body: inout [UInt8], deadline: Deadline, idle: Duration) async throws {
         guard let remaining = parser.directBodyBytesRemaining else { return }
         var offset = body.count
         body.append(contentsOf: repeatElement(0, count: remaining))
         while offset < body.count {
-            let count = try await stream.read(into: &body, at: offset, deadline: deadline())
+            let count = try await stream.read(into: &body, at: offset, deadline: deadline, idle: idle)
             if count == 0 {
                 body.removeLast(body.count - offset)
                 parser.eof()

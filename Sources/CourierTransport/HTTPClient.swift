@@ -275,10 +275,10 @@ public final class HTTPClient: Sendable {
             do {
                 try await connection.send(
                     head: head, hostHeader: request.url.hostHeader, body: request.body,
-                    deadline: { try readDeadline(idle: timeouts.idle, deadline: deadline) }
+                    deadline: deadline, idle: timeouts.idle
                 )
                 while true {
-                    let event = try await connection.nextEvent(deadline: { try readDeadline(idle: timeouts.idle, deadline: deadline) })
+                    let event = try await connection.nextEvent(deadline: deadline, idle: timeouts.idle)
                     if case .head(let responseHead) = event {
                         headArrived(on: connection, start: start, metrics: &metrics)
                         return (connection, responseHead)
@@ -355,14 +355,6 @@ public final class HTTPClient: Sendable {
         return try ContentDecoder(coding: coding, maxDecodedBytes: configuration.maxDecodedBytes)
     }
 
-}
-
-/// When the next read or write must be done: the idle timeout from now, capped by the request's one absolute
-/// deadline; throws when that has passed.
-func readDeadline(idle: Duration, deadline: Deadline) throws -> Deadline {
-    let now = Deadline.now()
-    guard now < deadline else { throw TotalDeadline() }
-    return min(now + idle, deadline)
 }
 
 /// The request's total deadline passed.

@@ -74,7 +74,7 @@ final class TLSStream: ByteStream, Sendable {
 
     // MARK: - ByteStream
 
-    nonisolated(nonsending) func read(maxBytes: Int, deadline: Deadline?) async throws -> [UInt8] {
+    nonisolated(nonsending) func read(maxBytes: Int, deadline: Deadline?, idle: Duration?) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         while true {
             var step = TLSEngine.ReadStep.wantInput
@@ -86,11 +86,11 @@ final class TLSStream: ByteStream, Sendable {
                     return []
                 }
             }
-            if try await settle(step, deadline: deadline) { return bytes }
+            if try await settle(step, deadline: deadline, idle: idle) { return bytes }
         }
     }
 
-    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?) async throws -> Int {
+    nonisolated(nonsending) func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?, idle: Duration?) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         while true {
             var step = TLSEngine.ReadStep.wantInput
@@ -99,7 +99,7 @@ final class TLSStream: ByteStream, Sendable {
                     step = engine.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]))
                 }
             }
-            if try await settle(step, deadline: deadline) {
+            if try await settle(step, deadline: deadline, idle: idle) {
                 if case .bytes(let count) = step { return count }
                 return 0
             }
@@ -108,16 +108,16 @@ final class TLSStream: ByteStream, Sendable {
 
     /// Acts on a read step: sends any output it produced, and for `wantInput` feeds the engine from the socket.
     /// Returns whether the read is over (plaintext or a clean end); throws (closing the stream) on a failure.
-    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, deadline: Deadline?) async throws -> Bool {
+    nonisolated(nonsending) private func settle(_ step: TLSEngine.ReadStep, deadline: Deadline?, idle: Duration?) async throws -> Bool {
         do {
-            try await flush(deadline: deadline)
+            try await flush(deadline: deadline, idle: idle)
             switch step {
             case .bytes, .closed:
                 return true
             case .failed(let error):
                 throw error
             case .wantInput:
-                let count = try await tcp.read(into: ciphertext, deadline: deadline)
+                let count = try await tcp.read(into: ciphertext, deadline: deadline, idle: idle)
                 let arrived = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
                 try withEngine { count == 0 ? $0.feedEndOfInput() : $0.feed(arrived) }
                 return false
@@ -128,12 +128,12 @@ final class TLSStream: ByteStream, Sendable {
         }
     }
 
-    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?) async throws {
+    nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?, idle: Duration?) async throws {
         guard !bytes.isEmpty else { return }
         do {
             let failure = try withEngine { engine in bytes.withUnsafeBytes { engine.write($0) } }
             if let failure { throw failure }
-            try await flush(deadline: deadline)
+            try await flush(deadline: deadline, idle: idle)
         } catch {
             close()
             throw error
@@ -141,7 +141,7 @@ final class TLSStream: ByteStream, Sendable {
     }
 
     /// Sends the engine's output, unless another task is already sending (it sends this output too).
-    nonisolated(nonsending) private func flush(deadline: Deadline?) async throws {
+    nonisolated(nonsending) private func flush(deadline: Deadline?, idle: Duration?) async throws {
         var output = state.withLock { s -> [UInt8] in
             guard !s.sending, s.engine.hasOutput else { return [] }
             s.sending = true
@@ -149,7 +149,7 @@ final class TLSStream: ByteStream, Sendable {
         }
         while !output.isEmpty {
             do {
-                try await tcp.write(output, deadline: deadline)
+                try await tcp.write(output, deadline: deadline, idle: idle)
             } catch {
                 state.withLock { $0.sending = false }
                 throw error

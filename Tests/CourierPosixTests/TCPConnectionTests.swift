@@ -193,6 +193,41 @@ extension LoopbackTests {
             #expect(!client.isOpen)
         }
 
+        @Test func theChannelEndsAWaitAtTheIdleTimeoutOrTheDeadlineWhicheverComesFirst() async throws {
+            let group = try EventLoopGroup(threads: 1)
+            defer { group.shutdown() }
+            let loop = group.next()
+            let listener = try TCPListener.bind(on: loop)
+            defer { listener.close() }
+            // A far deadline and a short idle timeout: the idle timeout ends the wait.
+            let idleFirst = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            let server1 = try await listener.accept()
+            defer { server1.close() }
+            var start = Deadline.now()
+            await #expect(throws: ConnectionError.readTimeout(.milliseconds(150))) {
+                _ = try await idleFirst.read(maxBytes: 64, deadline: .now() + .seconds(30), idle: .milliseconds(150))
+            }
+            #expect(Deadline.now() - start < .seconds(2))
+            // A near deadline and a long idle timeout: the deadline ends it, and it is the deadline the error names.
+            let deadlineFirst = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            let server2 = try await listener.accept()
+            defer { server2.close() }
+            start = Deadline.now()
+            await #expect(throws: ConnectionError.readTimeout(.milliseconds(150))) {
+                _ = try await deadlineFirst.read(maxBytes: 64, deadline: start + .milliseconds(150), idle: .seconds(30))
+            }
+            let elapsed = Deadline.now() - start
+            #expect(elapsed >= .milliseconds(140) && elapsed < .seconds(2))
+            // Data that is there is read whatever the timeouts: the bound applies to waiting only.
+            let ready = try await TCPConnection.connect(to: listener.localAddress, on: loop)
+            defer { ready.close() }
+            let server3 = try await listener.accept()
+            defer { server3.close() }
+            try await server3.write([7])
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await ready.read(maxBytes: 64, deadline: .now() + .seconds(5), idle: .milliseconds(100)) == [7])
+        }
+
         @Test func readWithinTheTimeoutSucceedsAndTheTimerRearms() async throws {
             let group = try EventLoopGroup(threads: 1)
             defer { group.shutdown() }

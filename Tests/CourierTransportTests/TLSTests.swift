@@ -295,10 +295,10 @@ struct TLSTests {
         #expect(!stream.hasPendingInput())
         #expect(!stream.isClosedByPeer())
         // The session is usable after the probe, and the tickets it absorbed made the session resumable.
-        try await stream.write(Array("GET /bytes/5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), deadline: .now() + .seconds(5))
+        try await stream.write(Array("GET /bytes/5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), deadline: .now() + .seconds(5), idle: nil)
         var response: [UInt8] = []
         while !String(decoding: response, as: UTF8.self).hasSuffix("\r\n\r\n\u{0}\u{1}\u{2}\u{3}\u{4}") {
-            let bytes = try await stream.read(maxBytes: 4096, deadline: .now() + .seconds(5))
+            let bytes = try await stream.read(maxBytes: 4096, deadline: .now() + .seconds(5), idle: nil)
             try #require(!bytes.isEmpty)
             response += bytes
         }
@@ -315,7 +315,7 @@ struct TLSTests {
         defer { stream.close() }
         // A response nobody reads is application data waiting on the idle connection, as a server's unsolicited
         // bytes would be: the probe must report it (the connection is then not reused).
-        try await stream.write(Array("GET /bytes/5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), deadline: .now() + .seconds(5))
+        try await stream.write(Array("GET /bytes/5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), deadline: .now() + .seconds(5), idle: nil)
         try await Task.sleep(for: .milliseconds(300))
         #expect(stream.hasPendingInput())
     }
