@@ -16,6 +16,8 @@ let package = Package(
     products: [
         // Courier alone (no AsyncHTTPClient, SwiftNIO or URLSession), so its peak RSS is Courier's own.
         .executable(name: "courier-load", targets: ["courier-load"]),
+        // AsyncHTTPClient alone (no Courier or URLSession): the peer of courier-load's peak RSS.
+        .executable(name: "ahc-load", targets: ["ahc-load"]),
         .executable(name: "http-bench", targets: ["http-bench"]),
         .executable(name: "policy-bench", targets: ["policy-bench"]),
         .executable(name: "cache-bench", targets: ["cache-bench"]),
@@ -51,13 +53,13 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
-        .executableTarget(
-            name: "http-bench",
-            dependencies: [
-                "BenchSupport", "CourierBench",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+        // http-bench's AsyncHTTPClient client, apart so that ahc-load links AsyncHTTPClient without Courier.
+        .target(
+            name: "AHCBench",
+            dependencies: ["BenchSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
+        .executableTarget(name: "http-bench", dependencies: ["BenchSupport", "CourierBench", "AHCBench"]),
+        .executableTarget(name: "ahc-load", dependencies: ["BenchSupport", "AHCBench"]),
         .executableTarget(name: "courier-load", dependencies: ["BenchSupport", "CourierBench"]),
         // The instruments' cost, configuration against configuration inside one process.
         .executableTarget(

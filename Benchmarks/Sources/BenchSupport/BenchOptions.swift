@@ -19,7 +19,9 @@ public struct BenchOptions: Sendable {
         """
     }
 
+    /// Without `--client`, the tool's first client (`courier`, or `ahc` for ahc-load).
     public init(arguments: [String], clients: [String]) throws(UsageError) {
+        if let first = clients.first { client = first }
         var it = arguments.makeIterator()
         func value(_ flag: String) throws(UsageError) -> String {
             guard let v = it.next() else { throw UsageError(message: "\(flag) needs a value") }

@@ -2,8 +2,9 @@ import BenchSupport
 import CourierKit
 
 /// The data loader over Courier's transport (`courier-load --client loader`): every request goes through a
-/// `DataLoaderService` whose policy claims the URL's host (the built-in retry curve, no rate limit or
-/// authoriser), so the figures include the loader's routing, state machine, trace events and instrumentation.
+/// `DataLoaderService` whose policy claims the URL's host (the built-in retry curve, a rate limit that cannot
+/// bind, no authoriser), so the figures include the loader's routing, rate limiter, state machine, trace events
+/// and instrumentation.
 /// The transport is configured as ``CourierBenchClient``'s (its loops are the shared ones). `COURIER_INSTRUMENTS=memory` gives the service real
 /// in-memory backends instead of the no-op defaults (``LoaderBenchInstruments``).
 public struct CourierLoaderBenchClient: BenchClient {
@@ -17,7 +18,9 @@ public struct CourierLoaderBenchClient: BenchClient {
         self.url = options.url
     }
 
-    /// A loader over `client` whose policy claims `url`'s host, with the instruments of `mode`.
+    /// A loader over `client` whose policy claims `url`'s host, with the instruments of `mode`. The rate limit is
+    /// the policy language's largest (1,000,000 requests per second, as many at once): every request passes the
+    /// limiter's bucket, none ever waits, as issue 23's loader goals assume.
     public static func makeLoader(
         url: String, client: HTTPClient, mode: LoaderBenchInstruments.Mode
     ) throws -> DataLoader {
@@ -25,7 +28,10 @@ public struct CourierLoaderBenchClient: BenchClient {
         let policy = """
             version: 1
             services:
-              bench: { hosts: ["\(parsed.host)"], scheme: \(parsed.scheme) }
+              bench:
+                hosts: ["\(parsed.host)"]
+                scheme: \(parsed.scheme)
+                rate-limit: { requests-per-second: 1000000, burst: 1000000 }
             """
         let compilation = PolicyCompiler().compile(source: policy, path: "loader-bench.yaml")
         guard let graph = compilation.graph, !compilation.hasErrors else {

@@ -2,6 +2,7 @@
 // way (BenchSupport's loop), so their figures from one run can be compared as ratios. It stops by itself after
 // --requests requests or --max-seconds, whichever comes first, and prints one JSON line. courier-load is the
 // same loop with Courier alone, for peak RSS.
+import AHCBench
 import BenchSupport
 import CourierBench
 
