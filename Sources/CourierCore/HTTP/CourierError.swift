@@ -4,6 +4,8 @@
 /// `courier fetch --json-report`); ``message`` says what happened in words, ``url`` where, and ``cause``
 /// carries the lower-level error (a system call and its errno, a TLS error stack, a parse error) when there is
 /// one. New kinds may be added without breaking the API, as the kinds are static members, not enum cases.
+/// Its fields are read-only outside Courier: the loader's retry and fallback decisions read them (a classification
+/// is made once, where the failure happens), so a caller or plugin cannot change what a failure means.
 public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// The category of a failure.
     public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -39,27 +41,27 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public var description: String { rawValue }
     }
 
-    public var kind: Kind
+    public package(set) var kind: Kind
     /// What happened, in one sentence.
-    public var message: String
+    public package(set) var message: String
     /// The URL of the request (or redirect hop) that failed, when known.
-    public var url: String?
+    public package(set) var url: String?
     /// The lower-level error, when there is one.
-    public var cause: (any Error & Sendable)?
+    public package(set) var cause: (any Error & Sendable)?
     /// Bytes the failed request had written to the wire before it failed, headers included, over every attempt
     /// (for consumption accounting; 0 when nothing was sent).
-    public var bytesSent: Int64 = 0
+    public package(set) var bytesSent: Int64 = 0
     /// Bytes the failed request had read from the wire before it failed, headers included, over every attempt.
-    public var bytesReceived: Int64 = 0
+    public package(set) var bytesReceived: Int64 = 0
     /// Attempts the request made before it failed, the first included (0 when it failed before sending, e.g.
     /// for an invalid URL or offline).
-    public var attempts = 0
+    public package(set) var attempts = 0
     /// What the failure means for a retry policy (`connect-error`, `timeout`, `connection-lost`), decided once,
     /// where the failure was classified; nil when no retry condition covers it. Never derived from the message.
-    public var retryCondition: RetryPolicy.Condition?
+    public package(set) var retryCondition: RetryPolicy.Condition?
     /// Whether the target was never reached (a resolve or connect failure, or a connect timeout): another address
     /// (a fallback) may work where this one did not.
-    public var targetUnreachable: Bool
+    public package(set) var targetUnreachable: Bool
 
     /// An error of `kind`; its retry condition and reachability default to what the kind implies (`resolve` and
     /// `connect`: `connect-error`, unreachable; `timeout`: `timeout`).
