@@ -207,8 +207,8 @@ public final class DataLoaderService: Sendable {
         limiter.withLock { $0.pause(key: key.description, until: until) }
     }
 
-    /// The instant `key` is paused until, if any (for tests and traces).
-    public func pausedUntil(_ key: EndpointKey) -> ContinuousClock.Instant? {
+    /// The instant `key` is paused until, if any (for Courier's tests: no part of the public API).
+    package func pausedUntil(_ key: EndpointKey) -> ContinuousClock.Instant? {
         limiter.withLock { $0.pausedUntil(key: key.description) }
     }
 
