@@ -11,10 +11,10 @@ import Synchronization
 /// Missing, expired and corrupt records read as nil; corrupt files are removed and counted.
 ///
 /// With a ``RecordStoreOptions/sizeCap`` the store stays within it as records are stored: every process sharing
-/// the directory keeps its total in a ``SizeLedger``, and a store that takes the total over the cap collects
-/// garbage before it returns, least recently used first (``GarbageCollector``). The directory's files, the
-/// collection and the read-only inspection are types of their own (``RecordDirectory``, ``GarbageCollector``,
-/// ``RecordInspector``); this class is the entry point and the one-key operations.
+/// the directory keeps its total in a `SizeLedger`, and a store that takes the total over the cap collects
+/// garbage before it returns, least recently used first (`GarbageCollector`). The directory's files, the
+/// collection and the read-only inspection are types of their own (`RecordDirectory`, `GarbageCollector`,
+/// `RecordInspector`); this class is the entry point and the one-key operations.
 public final class RecordStore: Sendable {
     /// The options the store was opened with.
     public let options: RecordStoreOptions

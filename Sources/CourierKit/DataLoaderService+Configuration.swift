@@ -42,7 +42,7 @@ extension DataLoaderService {
         /// larger fails with `body-too-large`.
         public var maxBodyBytes = 64 << 20
         /// Where wall-clock time comes from: the cache's record times and freshness, Retry-After dates, the
-        /// authorisers' token expiry (``AuthoriserContext/clock``). `CLOCK_REALTIME` by default; a test can move
+        /// authorisers' token expiry (`AuthoriserContext.clock`). `CLOCK_REALTIME` by default; a test can move
         /// it.
         public var wallClock: WallClock = .system
         /// Where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its own
