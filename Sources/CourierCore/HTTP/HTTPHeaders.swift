@@ -88,19 +88,15 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
         entries.compactMap { matches($0, name) ? string($0.valueStart, $0.valueEnd) : nil }
     }
 
-    /// Whether at least one field is called `name` (case-insensitive).
     /// The comma-separated tokens of every `name` field (RFC 9110 §5.6.1 lists), lower-cased, without the
     /// optional whitespace around them and without empty elements: `Connection: keep-alive, Close` gives
     /// `["keep-alive", "close"]`.
     public func tokens(for name: String) -> [String] {
-        values(for: name).flatMap { value in
-            value.split(separator: ",").compactMap { element in
-                let token = element.trimmingHTTPWhitespace
-                return token.isEmpty ? nil : token.lowercased()
-            }
-        }
+        // Split over bytes (HTTPList), not Characters: a comma before a combining mark still ends an element.
+        values(for: name).flatMap { HTTPList.elements(of: $0).map { $0.lowercased() } }
     }
 
+    /// Whether at least one field is called `name` (case-insensitive).
     public func contains(_ name: String) -> Bool {
         entries.contains { matches($0, name) }
     }
