@@ -15,9 +15,9 @@ import CourierCore
 /// Requests are never pipelined, and the owner reads the response only once the whole request is written (a
 /// server that answers an upload early is seen when the upload ends or fails). Events that cannot happen in the
 /// current state are programming errors and trap (`preconditionFailure`).
-public struct HTTP1ConnectionStateMachine: Sendable {
+package struct HTTP1ConnectionStateMachine: Sendable {
     /// What made a request fail.
-    public enum FailureCause: Hashable, Sendable {
+    package enum FailureCause: Hashable, Sendable {
         /// The peer closed or reset the connection, or a write failed.
         case connectionClosed
         /// The response broke HTTP/1.1 framing (a ``ResponseParseError``).
@@ -29,15 +29,15 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// How a request failed, with what the transport needs to decide on a retry.
-    public struct RequestFailure: Hashable, Sendable {
-        public var cause: FailureCause
-        public var method: HTTPMethod
+    package struct RequestFailure: Hashable, Sendable {
+        package var cause: FailureCause
+        package var method: HTTPMethod
         /// No byte of the response had arrived.
-        public var beforeAnyResponseByte: Bool
+        package var beforeAnyResponseByte: Bool
         /// The connection had carried an earlier request (a kept-alive connection the server may have closed).
-        public var connectionWasReused: Bool
+        package var connectionWasReused: Bool
 
-        public init(cause: FailureCause, method: HTTPMethod, beforeAnyResponseByte: Bool, connectionWasReused: Bool) {
+        package init(cause: FailureCause, method: HTTPMethod, beforeAnyResponseByte: Bool, connectionWasReused: Bool) {
             self.cause = cause
             self.method = method
             self.beforeAnyResponseByte = beforeAnyResponseByte
@@ -46,13 +46,13 @@ public struct HTTP1ConnectionStateMachine: Sendable {
 
         /// The classic keep-alive race: a reused connection closed before any response byte, for an idempotent
         /// method. The transport retries such a request once, on a fresh connection.
-        public var shouldRetryOnFreshConnection: Bool {
+        package var shouldRetryOnFreshConnection: Bool {
             cause == .connectionClosed && beforeAnyResponseByte && connectionWasReused && method.isIdempotent
         }
     }
 
     /// What becomes of the connection when a request succeeds.
-    public enum ConnectionDisposition: Hashable, Sendable {
+    package enum ConnectionDisposition: Hashable, Sendable {
         /// Return it to the pool: it may carry another request.
         case reuse
         /// Close it.
@@ -60,7 +60,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// How the request body goes out.
-    public enum BodyWriting: Hashable, Sendable {
+    package enum BodyWriting: Hashable, Sendable {
         /// No body.
         case none
         /// A small body, written with the head in one write.
@@ -70,7 +70,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// What the owner must do after an event.
-    public enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         /// Encode and write the request head, with the body when `includingBody`, then say
         /// ``HTTP1ConnectionStateMachine/requestHeadWritten()``.
         case writeRequestHead(includingBody: Bool)
@@ -114,27 +114,27 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     private var completedRequests = 0
 
     /// A machine for a freshly connected connection.
-    public init() {}
+    package init() {}
 
     /// Whether the connection can take a new request now.
-    public var isIdle: Bool {
+    package var isIdle: Bool {
         if case .idle = state { return true }
         return false
     }
 
     /// Whether the connection is closed (or must be).
-    public var isClosed: Bool {
+    package var isClosed: Bool {
         if case .closed = state { return true }
         return false
     }
 
     /// Requests this connection completed successfully.
-    public var completedRequestCount: Int { completedRequests }
+    package var completedRequestCount: Int { completedRequests }
 
     // MARK: - Request side
 
     /// A request starts on this (idle) connection. `closeRequested`: the request says `Connection: close`.
-    public mutating func startRequest(method: HTTPMethod, body: BodyWriting, closeRequested: Bool) -> Action {
+    package mutating func startRequest(method: HTTPMethod, body: BodyWriting, closeRequested: Bool) -> Action {
         guard case .idle = state else { preconditionFailure("Invalid state for startRequest: \(state)") }
         state = .sendingHead(
             Request(method: method, body: body, reusedConnection: completedRequests > 0, closeRequested: closeRequested)
@@ -143,7 +143,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// The request head (and a body written with it) is out.
-    public mutating func requestHeadWritten() -> Action {
+    package mutating func requestHeadWritten() -> Action {
         switch state {
         case .sendingHead(let request) where request.body == .afterHead:
             state = .sendingBody(request)
@@ -157,7 +157,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// The last byte of a body written after the head is out.
-    public mutating func requestBodyEnded() -> Action {
+    package mutating func requestBodyEnded() -> Action {
         guard case .sendingBody(let request) = state else { preconditionFailure("Invalid state for requestBodyEnded: \(state)") }
         state = .awaitingResponse(request)
         return .wait
@@ -166,7 +166,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     // MARK: - Response side
 
     /// Bytes arrived from the server (before they are parsed).
-    public mutating func responseBytesReceived() -> Action {
+    package mutating func responseBytesReceived() -> Action {
         switch state {
         case .awaitingResponse(var request):
             request.responseBytesSeen = true
@@ -180,7 +180,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// The parser reported the final response head.
-    public mutating func responseHeadReceived(_ head: HTTPResponseHead) -> Action {
+    package mutating func responseHeadReceived(_ head: HTTPResponseHead) -> Action {
         guard case .awaitingResponse(var request) = state else {
             preconditionFailure("Invalid state for responseHeadReceived: \(state)")
         }
@@ -190,13 +190,13 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     }
 
     /// The parser reported response body bytes.
-    public mutating func responseBodyReceived(_ bytes: ArraySlice<UInt8>) -> Action {
+    package mutating func responseBodyReceived(_ bytes: ArraySlice<UInt8>) -> Action {
         guard case .receivingBody = state else { preconditionFailure("Invalid state for responseBodyReceived: \(state)") }
         return .forwardResponseBody(bytes)
     }
 
     /// The parser reported trailer fields.
-    public mutating func responseTrailersReceived(_ trailers: HTTPHeaders) -> Action {
+    package mutating func responseTrailersReceived(_ trailers: HTTPHeaders) -> Action {
         guard case .receivingBody = state else {
             preconditionFailure("Invalid state for responseTrailersReceived: \(state)")
         }
@@ -206,7 +206,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     /// The parser reported the end of the response: `keepAlive` is what the response said about the connection,
     /// `unreadBytes` what the parser holds beyond it (bytes nobody asked for). The connection is reused only when
     /// the response keeps it alive, the request did not ask to close it, and nothing unsolicited followed.
-    public mutating func responseEnded(keepAlive: Bool, unreadBytes: Int) -> Action {
+    package mutating func responseEnded(keepAlive: Bool, unreadBytes: Int) -> Action {
         guard case .receivingBody(let request) = state else {
             preconditionFailure("Invalid state for responseEnded: \(state)")
         }
@@ -223,7 +223,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
 
     /// The connection failed: the peer closed or reset it, a write failed, the response was malformed or a
     /// deadline passed. On an idle connection the connection is just closed.
-    public mutating func connectionFailed(_ cause: FailureCause) -> Action {
+    package mutating func connectionFailed(_ cause: FailureCause) -> Action {
         switch state {
         case .idle:
             state = .closed
@@ -246,7 +246,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
 
     /// The owner gives the connection up: a request in flight fails as cancelled (a half-read response cannot be
     /// resynchronised), and an idle connection is closed.
-    public mutating func cancelRequest() -> Action {
+    package mutating func cancelRequest() -> Action {
         connectionFailed(.cancelled)
     }
 }

@@ -2,7 +2,7 @@ import Glibc
 import Synchronization
 import CourierCore
 
-/// Runs a ``HappyEyeballsStateMachine`` against real sockets: opens the attempts, arms loop timers for the
+/// Runs a `HappyEyeballsStateMachine` against real sockets: opens the attempts, arms loop timers for the
 /// attempt delay and the overall timeout, closes losers, and resumes the connecting task once.
 ///
 /// Every machine event and the actions it returns are handled under one lock, so actions from two threads

@@ -13,9 +13,9 @@ import CourierCore
 ///
 /// The owner (``TCPConnection/connect(to:timeout:on:)-([SocketAddress],_,_)``) performs the actions: it opens
 /// sockets, arms loop timers and closes losers.
-public struct HappyEyeballsStateMachine: Sendable {
+package struct HappyEyeballsStateMachine: Sendable {
     /// What the owner must do next.
-    public enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         /// Open a socket and start a non-blocking connect to `address`; report the outcome with `index`.
         case startAttempt(index: Int, address: SocketAddress)
         /// Call ``nextAttemptTimerFired(now:)`` at `deadline` (earlier timers may be ignored: the machine
@@ -30,7 +30,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// Why the race ended without a connection.
-    public enum Failure: Hashable, Sendable {
+    package enum Failure: Hashable, Sendable {
         /// The address list was empty.
         case noAddresses
         /// Every address was tried and failed; one entry per address, in attempt order.
@@ -55,20 +55,20 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// The addresses in the order they will be tried.
-    public let addresses: [SocketAddress]
+    package let addresses: [SocketAddress]
     /// Delay between starting one attempt and the next while the previous one is still pending.
-    public let attemptDelay: Duration
+    package let attemptDelay: Duration
     private var state = State.idle
 
     /// Creates a machine for `addresses` (reordered with ``attemptOrder(_:)``).
-    public init(addresses: [SocketAddress], attemptDelay: Duration = .milliseconds(250)) {
+    package init(addresses: [SocketAddress], attemptDelay: Duration = .milliseconds(250)) {
         self.addresses = Self.attemptOrder(addresses)
         self.attemptDelay = attemptDelay
     }
 
     /// RFC 8305 §4 ordering: families interleaved, starting with IPv6, each family keeping the order the
     /// resolver gave it (RFC 6724 preference); duplicates dropped.
-    public static func attemptOrder(_ addresses: [SocketAddress]) -> [SocketAddress] {
+    package static func attemptOrder(_ addresses: [SocketAddress]) -> [SocketAddress] {
         var seen = Set<SocketAddress>()
         let unique = addresses.filter { seen.insert($0).inserted }
         let v6 = unique.filter { $0.family == .ipv6 }
@@ -83,7 +83,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// True once the race ended (won, failed, timed out or cancelled).
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         if case .finished = state { return true }
         return false
     }
@@ -91,7 +91,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     // MARK: - Events
 
     /// Starts the race.
-    public mutating func start(now: Deadline) -> [Action] {
+    package mutating func start(now: Deadline) -> [Action] {
         guard case .idle = state else { return [] }
         guard !addresses.isEmpty else {
             state = .finished
@@ -105,7 +105,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// The attempt-delay timer fired.
-    public mutating func nextAttemptTimerFired(now: Deadline) -> [Action] {
+    package mutating func nextAttemptTimerFired(now: Deadline) -> [Action] {
         guard case .racing(var racing) = state, let due = racing.nextAttemptAt, now >= due else { return [] }
         var actions: [Action] = []
         startNext(&racing, now: now, into: &actions)
@@ -114,7 +114,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// Attempt `index` connected.
-    public mutating func attemptSucceeded(index: Int) -> [Action] {
+    package mutating func attemptSucceeded(index: Int) -> [Action] {
         switch state {
         case .idle:
             preconditionFailure("Invalid event: attempt \(index) succeeded before the race started")
@@ -130,7 +130,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// Attempt `index` failed with `error`.
-    public mutating func attemptFailed(index: Int, error: SystemCallError, now: Deadline) -> [Action] {
+    package mutating func attemptFailed(index: Int, error: SystemCallError, now: Deadline) -> [Action] {
         switch state {
         case .idle:
             preconditionFailure("Invalid event: attempt \(index) failed before the race started")
@@ -156,7 +156,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// The owner's overall connect timeout fired.
-    public mutating func timedOut() -> [Action] {
+    package mutating func timedOut() -> [Action] {
         switch state {
         case .idle:
             state = .finished
@@ -171,7 +171,7 @@ public struct HappyEyeballsStateMachine: Sendable {
     }
 
     /// The owner gave up (task cancellation).
-    public mutating func cancelled() -> [Action] {
+    package mutating func cancelled() -> [Action] {
         switch state {
         case .idle:
             state = .finished

@@ -9,7 +9,7 @@ import CourierCore
 /// fails. A `Retry-After` from the server pauses the key until the given instant (clamped by the policy's cap).
 ///
 /// Pure: the caller passes the current instant and sleeps until the returned admission time.
-public struct RateLimiterStateMachine: Sendable {
+package struct RateLimiterStateMachine: Sendable {
     /// Held fixed-size (see `Deadline`): the loader admits every request here.
     private struct KeyState: Sendable {
         var tat: Deadline
@@ -19,11 +19,11 @@ public struct RateLimiterStateMachine: Sendable {
     private var keys: [String: KeyState] = [:]
     private var admissionsSinceSweep = 0
 
-    public init() {}
+    package init() {}
 
     /// Reserves the next slot for `key`. Returns the instant at which the request may go (`now` when it may
     /// go at once). With no limit only a server pause applies.
-    public mutating func admit(key: String, limit: RateLimit?, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    package mutating func admit(key: String, limit: RateLimit?, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         admit(key: key, limit: limit, now: Deadline(now)).instant
     }
 
@@ -58,7 +58,7 @@ public struct RateLimiterStateMachine: Sendable {
     }
 
     /// Pauses `key` until `until` (a Retry-After); never shortens an existing pause.
-    public mutating func pause(key: String, until: ContinuousClock.Instant) {
+    package mutating func pause(key: String, until: ContinuousClock.Instant) {
         pause(key: key, until: Deadline(until))
     }
 
@@ -71,10 +71,10 @@ public struct RateLimiterStateMachine: Sendable {
     }
 
     /// The instant a key is paused until, if any.
-    public func pausedUntil(key: String) -> ContinuousClock.Instant? { keys[key]?.pausedUntil?.instant }
+    package func pausedUntil(key: String) -> ContinuousClock.Instant? { keys[key]?.pausedUntil?.instant }
 
     /// Number of keys with state (for tests and metrics).
-    public var trackedKeys: Int { keys.count }
+    package var trackedKeys: Int { keys.count }
 
     /// Drops keys whose bucket is full again and whose pause is over, so memory follows active keys only.
     private mutating func sweepIfNeeded(now: Deadline) {

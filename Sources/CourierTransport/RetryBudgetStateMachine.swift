@@ -6,8 +6,8 @@ import CourierCore
 /// of its traffic however many clients' requests fail at once.
 ///
 /// Pure: the caller passes the current instant.
-public struct RetryBudgetStateMachine: Sendable {
-    public static let window: Duration = .seconds(10)
+package struct RetryBudgetStateMachine: Sendable {
+    package static let window: Duration = .seconds(10)
     private static let buckets = 10
 
     private let budget: RetryPolicy.Budget
@@ -17,7 +17,7 @@ public struct RetryBudgetStateMachine: Sendable {
     /// Held fixed-size (see `Deadline`): the loader asks the budget on every request.
     private let origin: Deadline
 
-    public init(budget: RetryPolicy.Budget, origin: ContinuousClock.Instant) {
+    package init(budget: RetryPolicy.Budget, origin: ContinuousClock.Instant) {
         self.init(budget: budget, origin: Deadline(origin))
     }
 
@@ -27,7 +27,7 @@ public struct RetryBudgetStateMachine: Sendable {
     }
 
     /// Records a first attempt.
-    public mutating func recordRequest(now: ContinuousClock.Instant) {
+    package mutating func recordRequest(now: ContinuousClock.Instant) {
         recordRequest(now: Deadline(now))
     }
 
@@ -38,7 +38,7 @@ public struct RetryBudgetStateMachine: Sendable {
     }
 
     /// Asks for one retry; when it fits the budget it is recorded and true is returned.
-    public mutating func tryRetry(now: ContinuousClock.Instant) -> Bool {
+    package mutating func tryRetry(now: ContinuousClock.Instant) -> Bool {
         tryRetry(now: Deadline(now))
     }
 

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Performs a ``ShutdownStateMachine`` for an owner that runs requests: refuses new ones once shutdown starts,
+/// Performs a `ShutdownStateMachine` for an owner that runs requests: refuses new ones once shutdown starts,
 /// waits for the ones in flight until the grace period ends, closes once, and lets any number of concurrent
 /// `shutdown` callers return together when the close is done.
 ///
