@@ -80,7 +80,7 @@ final class LoadHop {
             headers.add(name: keyHeader, value: RequestExecution.makeIdempotencyKey())
         }
         (self.callerHeaders, self.headers, self.sentHeaders) = (headers, headers, headers)
-        let (stage, cacheRole) = execution.cacheStage(route: route)
+        let (stage, cacheRole) = execution.cacheStage(of: request, route: route)
         self.stage = stage
         self.cacheStatus = stage == nil ? nil : .miss
         (self.arrived, self.decidedAt) = (queued, queued)
@@ -124,7 +124,7 @@ final class LoadHop {
                 headers = callerHeaders
 
             case .revalidateInBackground(let stored):
-                execution.revalidateInBackground(stored.lookup.recordKey)
+                execution.revalidateInBackground(request, recordKey: stored.lookup.recordKey)
 
             case .deliverStored(let stored, let kind):
                 return .answer(try await answer(stored.lookup, as: kind, &counters))
@@ -310,7 +310,7 @@ final class LoadHop {
     }
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
-    /// a failure ([FallbackSelection]). Only a resolve or connect failure moves on to the next target.
+    /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
     nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
         let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
         sentHeaders = sendHeaders
@@ -321,7 +321,8 @@ final class LoadHop {
             service.isCoolingDown($0, now: .now())
         }
         for label in selection.skipped { trace(attempt, .coolingDown(target: label)) }
-        var last = CourierError(.connect, "no connect target", url: request.url)
+        // The selection always holds at least the URL's own host; `last` is set before the loop can end.
+        var last: CourierError?
         for target in selection.candidates {
             guard Deadline.now() < deadline else {
                 return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
@@ -348,7 +349,7 @@ final class LoadHop {
                 service.markFailed(target.label, now: .now())
             }
         }
-        return .failure(last)
+        return .failure(last ?? CourierError(.connect, "no connect target", url: request.url))
     }
 
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the

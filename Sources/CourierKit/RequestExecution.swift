@@ -171,9 +171,10 @@ final class RequestExecution: Sendable {
         }
     }
 
-    /// Starts a background revalidation of the stored response `recordKey` (`stale-while-revalidate`): one per
-    /// stored response at a time, so a burst of loads in the window sends one conditional request, not one each.
-    func revalidateInBackground(_ recordKey: String) {
+    /// Starts a background revalidation of `request`'s stored response `recordKey` (`stale-while-revalidate`): one
+    /// per stored response at a time, so a burst of loads in the window sends one conditional request, not one each.
+    /// `request` is the hop's (a redirect's target is stored under its own URL).
+    func revalidateInBackground(_ request: Request, recordKey: String) {
         guard service.beginBackgroundRevalidation(recordKey) else { return }
         let background = RequestExecution(factory: factory, request: request, queued: .now(), events: nil, revalidation: true)
         let service = self.service
@@ -192,10 +193,11 @@ final class RequestExecution: Sendable {
         }
     }
 
-    /// The cache stage of a load on `route`, and the part it plays (none without a cache for the route). A
-    /// request with credentials (the route's authoriser, or its own `Authorization`) is filed under the
-    /// factory's identity, so two users never share a response.
-    func cacheStage(route: Route) -> (CacheStage?, LoadCacheRole) {
+    /// The cache stage of a hop's `request` on `route`, and the part it plays (none without a cache for the route):
+    /// the hop's own method decides it (a `POST` that a 303 turns into a `GET` is looked up and stored as one). A
+    /// request with credentials (the route's authoriser, or its own `Authorization`) is filed under the factory's
+    /// identity, so two users never share a response.
+    func cacheStage(of request: Request, route: Route) -> (CacheStage?, LoadCacheRole) {
         guard let policy = service.cachePolicy(for: route), let opened = service.httpCache else { return (nil, .none) }
         let cache: HTTPCache
         switch opened {

@@ -564,4 +564,29 @@ import Testing
         try await Task.sleep(for: .milliseconds(700))
         #expect(server.requests.count == 2)
     }
+
+    @Test func aRedirectHopIsCachedByItsOwnMethodNotTheCallers() async throws {
+        // POST /form is answered 303 to /result: the hop is a GET, so its cacheable answer is stored, and a later
+        // GET /result is a hit. Decided by the caller's method (POST), the hop would invalidate /result instead.
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try RecordingServer { _, request in
+            request.path == "/form"
+                ? .init(status: 303, headers: [("Location", "/result")], body: "")
+                : .init(headers: [("Cache-Control", "max-age=60")], body: "result")
+        }
+        let service = try Self.service(directory: dir)
+        let trace = CacheTrace(service)
+        let loader = service.makeFactory().makeLoader()
+        var post = Request(url: server.url("/form"))
+        post.method = .post
+        post.body = Array("a=1".utf8)
+        let posted = try await loader.load(post)
+        #expect(posted.status == 200)
+        #expect(posted.body == Array("result".utf8))
+        let again = try await loader.load(Request(url: server.url("/result")))
+        #expect(again.cache == .hit)
+        #expect(server.requests.map(\.path) == ["/form", "/result"])
+        #expect(trace.all.contains("stored"))
+    }
 }
