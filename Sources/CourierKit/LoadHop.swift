@@ -1,7 +1,6 @@
 import CourierCore
 import CourierHTTP1
 import CourierHTTPCache
-import CourierPosix
 import CourierTransport
 
 /// One hop of a load (the caller's request, or a redirect's next request, each routed through the policy on its
