@@ -44,7 +44,12 @@ final class RecordDirectory: Sendable {
 
     /// The location of the record of a key with these UTF-8 bytes.
     func location(ofKey keyBytes: [UInt8]) -> Location {
-        Location(root: root, name: SHA256.hex(SHA256.hash(keyBytes)))
+        Location(root: root, name: Self.fileName(ofKey: keyBytes))
+    }
+
+    /// The one rule naming a record's file: the SHA-256 of its key, in hex (what a file's header must match).
+    static func fileName(ofKey keyBytes: [UInt8]) -> String {
+        SHA256.hex(SHA256.hash(keyBytes))
     }
 
     func location(named name: String) -> Location { Location(root: root, name: name) }
@@ -138,7 +143,7 @@ final class RecordDirectory: Sendable {
     func readHeader(at location: Location) throws(SystemCallError) -> HeaderRead {
         guard let (bytes, size) = try RecordFile.readHeader(location.path) else { return .missing }
         guard case .success(let header) = RecordHeader.decode(bytes),
-            SHA256.hex(SHA256.hash(header.key)) == location.name, UInt64(size) == header.fileSize
+            Self.fileName(ofKey: header.key) == location.name, UInt64(size) == header.fileSize
         else {
             try discard(location)
             return .corrupt(removedBytes: size)

@@ -1,5 +1,4 @@
 import CourierCore
-import CourierCrypto
 
 /// Looking at records without changing them (what `courier cache` shows): summaries, verdicts and peeks. No
 /// access time moves and no corrupt file is removed: a verdict reports what a load or a scan would remove.
@@ -66,7 +65,7 @@ struct RecordInspector: Sendable {
         case .failure(let corruption): return .corrupt(fileName: location.name, corruption)
         case .success(let valid): header = valid
         }
-        guard SHA256.hex(SHA256.hash(header.key)) == location.name else { return .corrupt(fileName: location.name, .keyMismatch) }
+        guard RecordDirectory.fileName(ofKey: header.key) == location.name else { return .corrupt(fileName: location.name, .keyMismatch) }
         guard UInt64(size) == header.fileSize else { return .corrupt(fileName: location.name, .payloadSizeMismatch) }
         return .intact(RecordSummary(
             key: String(decoding: header.key, as: UTF8.self), fileName: location.name, fileSize: size,

@@ -1,5 +1,4 @@
 import CourierCore
-import CourierCrypto
 import Synchronization
 
 /// A persistent store of records: bytes under a key, with a TTL, a persistent lock count and an access time,
