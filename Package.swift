@@ -20,8 +20,16 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "Courier",
     products: [
-        .library(name: "CourierKit", targets: ["CourierKit"]),
-        .library(name: "CourierCache", targets: ["CourierCache"]),
+        // No module re-exports another: an app imports the modules whose names it uses (docs/public-api.md). The
+        // product lists every module with public declarations an app may need; the others (CourierHTTP1,
+        // CourierHTTPCache, CourierPosix, CourierCrypto, CourierLint) have none, only `package` ones. The record store is a
+        // product of its own (the loader's public API names none of its types), with the vocabulary module for the
+        // one it does name, `WallClock` (a store's injected clock).
+        .library(
+            name: "CourierKit",
+            targets: ["CourierKit", "CourierCore", "CourierPolicy", "CourierTransport", "CourierTLS", "CourierAuthorisers"]
+        ),
+        .library(name: "CourierCache", targets: ["CourierCache", "CourierCore"]),
         // swift-service-lifecycle support, a product of its own so that CourierKit does not depend on it.
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .executable(name: "courier", targets: ["courier"]),
@@ -105,18 +113,20 @@ let package = Package(
         // MARK: - Ecosystem adapters (separate products)
         .target(
             name: "CourierServiceLifecycle",
-            dependencies: ["CourierKit", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: [
+                "CourierKit", "CourierTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
 
         // MARK: - Tools
         .executableTarget(
             name: "courier",
             dependencies: [
-                // The modules CourierKit re-exports are named too: SwiftPM does not rebuild a target when a
-                // re-exported module changes (swift-package-manager#10483), and release builds inline across
-                // modules, so a stale executable could allocate objects of an old size.
+                // Every module the tool imports, as the import check requires. (SwiftPM also fails to rebuild a
+                // target when only a module it reaches indirectly changes, swift-package-manager#10483: release
+                // builds inline across modules, so a stale executable could allocate objects of an old size.)
                 "CourierCore", "CourierCrypto", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1",
-                "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache",
+                "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache", "CourierTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -179,7 +189,7 @@ let package = Package(
             name: "CourierKitTests",
             dependencies: [
                 "CourierKit", "CourierCore", "CourierPolicy", "CourierPosix", "CourierTransport", "CourierAuthorisers",
-                "CourierCache", "CourierHTTPCache", "CourierTestSupport",
+                "CourierCache", "CourierHTTPCache", "CourierTLS", "CourierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -190,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "CourierServiceLifecycleTests",
             dependencies: [
-                "CourierServiceLifecycle", "CourierKit", "CourierTestSupport",
+                "CourierServiceLifecycle", "CourierKit", "CourierCore", "CourierPolicy", "CourierTransport",
+                "CourierTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Removes the release build of Courier's own modules and of the benchmark executables (not the peers', which
-# take minutes to rebuild). The benchmarks reach Courier through CourierKit's re-exports, and SwiftPM does not
-# rebuild a target when a re-exported module changes (swift-package-manager#10483); release builds inline
+# take minutes to rebuild). SwiftPM does not rebuild a target when only a module it reaches
+# indirectly changes (swift-package-manager#10483); release builds inline
 # across modules, so a stale binary can allocate objects of an old size and corrupt its heap.
 set -euo pipefail
 cd "$(dirname "$0")/.build" 2>/dev/null || exit 0

@@ -31,8 +31,8 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// What went wrong.
     public enum Reason: Hashable, Sendable, CustomStringConvertible {
-        /// A system call failed.
-        case system(SystemCallError)
+        /// A system call failed: which one, and its `errno` (`ENOSPC` for a full disk, `EACCES`, `EIO`, ...).
+        case system(call: String, errno: Int32)
         /// Unlock of a record whose lock count is already 0.
         case notLocked
         /// Lock of a record whose lock count is already `UInt32.max`.
@@ -48,10 +48,13 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         /// itself still runs to its end there, as it would have; only its result is not delivered.
         case cancelled
 
+        /// The reason for a failed system call, as the one wrapper of system calls throws it.
+        package static func system(_ error: SystemCallError) -> Reason { .system(call: error.call, errno: error.errno) }
+
         /// The reason, in a few words.
         public var description: String {
             switch self {
-            case .system(let error): return error.description
+            case .system(let call, let errno): return SystemCallError(call: call, errno: errno).description
             case .notLocked: return "unlock of a record that is not locked"
             case .lockCountOverflow: return "lock count overflow"
             case .invalidKey: return "the key is empty or longer than 64 KiB"

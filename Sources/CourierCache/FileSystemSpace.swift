@@ -7,14 +7,14 @@ import Musl
 #endif
 
 /// The size of the file system holding the store and the space an unprivileged writer may still use.
-public struct FileSystemSpace: Hashable, Sendable {
+package struct FileSystemSpace: Hashable, Sendable {
     /// Bytes in the file system (`f_blocks × f_frsize`).
-    public var totalBytes: Int64
+    package var totalBytes: Int64
     /// Bytes available to an unprivileged writer (`f_bavail × f_frsize`).
-    public var freeBytes: Int64
+    package var freeBytes: Int64
 
     /// Creates the figures directly (tests, plans).
-    public init(totalBytes: Int64, freeBytes: Int64) {
+    package init(totalBytes: Int64, freeBytes: Int64) {
         self.totalBytes = totalBytes
         self.freeBytes = freeBytes
     }

@@ -19,7 +19,7 @@ enum LockWaiting {
 
     /// The error a lock taken by someone else gives when waiting is not allowed.
     static func isContention(_ error: CacheError) -> Bool {
-        if case .system(let failure) = error.reason { return failure.call == "flock" && failure.errno == EWOULDBLOCK }
+        if case .system(let call, let errno) = error.reason { return call == "flock" && errno == EWOULDBLOCK }
         return false
     }
 

@@ -5,21 +5,21 @@
 /// Decoding is total: no input traps. A file that decodes is exactly the bytes its record encodes to (every
 /// field of the header is either a record field, a constant, a length or a checksum), so nothing a decoder
 /// accepts is lost by a rewrite.
-public enum RecordCodec {
+package enum RecordCodec {
     /// One record file's contents.
-    public struct Record: Hashable, Sendable {
+    package struct Record: Hashable, Sendable {
         /// The key's UTF-8 bytes (1 byte to 64 KiB).
-        public var key: [UInt8]
-        public var payload: [UInt8]
-        public var lockCount: UInt32
+        package var key: [UInt8]
+        package var payload: [UInt8]
+        package var lockCount: UInt32
         /// 0 for sliding expiry, else the absolute TTL, in nanoseconds.
-        public var ttlNanoseconds: UInt64
+        package var ttlNanoseconds: UInt64
         /// Nanoseconds since the Unix epoch.
-        public var storeTime: Int64
+        package var storeTime: Int64
         /// Nanoseconds since the Unix epoch.
-        public var accessTime: Int64
+        package var accessTime: Int64
 
-        public init(key: [UInt8], payload: [UInt8], lockCount: UInt32, ttlNanoseconds: UInt64, storeTime: Int64, accessTime: Int64) {
+        package init(key: [UInt8], payload: [UInt8], lockCount: UInt32, ttlNanoseconds: UInt64, storeTime: Int64, accessTime: Int64) {
             self.key = key
             self.payload = payload
             self.lockCount = lockCount
@@ -30,7 +30,7 @@ public enum RecordCodec {
     }
 
     /// A whole record file's bytes checked and decoded: header, key, length and payload checksum.
-    public static func decode(_ file: [UInt8]) -> Result<Record, RecordCorruption> {
+    package static func decode(_ file: [UInt8]) -> Result<Record, RecordCorruption> {
         RecordHeader.decodeRecord(file).map { header in
             Record(
                 key: header.key, payload: Array(file[header.headerSize...]), lockCount: header.lockCount,
@@ -40,7 +40,7 @@ public enum RecordCodec {
     }
 
     /// The bytes of a record file holding `record`: what a store writes (the key's length is not checked here).
-    public static func encode(_ record: Record) -> [UInt8] {
+    package static func encode(_ record: Record) -> [UInt8] {
         RecordHeader(
             lockCount: record.lockCount, ttlNanoseconds: record.ttlNanoseconds, storeTime: record.storeTime,
             accessTime: record.accessTime, payloadSize: UInt64(record.payload.count), payloadCRC: CRC32.checksum(record.payload),

@@ -12,20 +12,20 @@ import Glibc
 ///
 /// Only file systems that record birth times give one (statx(2) `STATX_BTIME`: ext4, xfs, btrfs, tmpfs on recent
 /// kernels); elsewhere the fingerprint of a file (`RecordFingerprint.of(path:)`, internal) is nil, and a caller must read the file.
-public struct RecordFingerprint: Hashable, Sendable {
+package struct RecordFingerprint: Hashable, Sendable {
     /// The file system's device number.
-    public var device: UInt64
+    package var device: UInt64
     /// The file's inode number.
-    public var inode: UInt64
+    package var inode: UInt64
     /// The file's size in bytes.
-    public var size: UInt64
+    package var size: UInt64
     /// The file's birth time: seconds since the Unix epoch.
-    public var birthSeconds: Int64
+    package var birthSeconds: Int64
     /// The file's birth time: nanoseconds within the second.
-    public var birthNanoseconds: UInt32
+    package var birthNanoseconds: UInt32
 
     /// A fingerprint with the given fields (as `statx(2)` reports them).
-    public init(device: UInt64, inode: UInt64, size: UInt64, birthSeconds: Int64, birthNanoseconds: UInt32) {
+    package init(device: UInt64, inode: UInt64, size: UInt64, birthSeconds: Int64, birthNanoseconds: UInt32) {
         self.device = device
         self.inode = inode
         self.size = size
@@ -56,6 +56,6 @@ public struct RecordFingerprint: Hashable, Sendable {
 
 /// Where a record's file is (see ``RecordStore/location(of:)``): kept by a caller that checks the same record's
 /// ``RecordFingerprint`` often, so that it does not hash the key each time.
-public struct RecordLocation: Hashable, Sendable {
+package struct RecordLocation: Hashable, Sendable {
     let path: String
 }

@@ -348,7 +348,7 @@ public final class RecordStore: Sendable {
     /// process can have replaced the file in between): a caller that keeps the record in memory can tell later,
     /// with ``fingerprint(at:)``, whether the file still holds it. The fingerprint is nil where the file system
     /// records no birth time.
-    public func loadWithFingerprint(_ key: String) async throws(CacheError) -> (CacheRecord, RecordFingerprint?)? {
+    package func loadWithFingerprint(_ key: String) async throws(CacheError) -> (CacheRecord, RecordFingerprint?)? {
         try await LockWaiting.withoutBlockingThePool(.load, key: key) { () throws(CacheError) -> (CacheRecord, RecordFingerprint?)? in
             let keyBytes = try RecordDirectory.validated(key, .load)
             return try self.directory.serialised(key, keyBytes, .load) { location throws(SystemCallError) -> (CacheRecord, RecordFingerprint?)? in
@@ -359,13 +359,13 @@ public final class RecordStore: Sendable {
     }
 
     /// Where `key`'s record file is (a hash of the key: computed, nothing read), for ``fingerprint(at:)``.
-    public func location(of key: String) throws(CacheError) -> RecordLocation {
+    package func location(of key: String) throws(CacheError) -> RecordLocation {
         RecordLocation(path: directory.location(ofKey: try RecordDirectory.validated(key, .load)).path)
     }
 
     /// The fingerprint of the record file at `location` now (one `statx`, no lock, nothing read or changed); nil
     /// when there is no file or the file system records no birth time.
-    public func fingerprint(at location: RecordLocation) throws(CacheError) -> RecordFingerprint? {
+    package func fingerprint(at location: RecordLocation) throws(CacheError) -> RecordFingerprint? {
         do {
             return try RecordFingerprint.of(path: location.path)
         } catch {

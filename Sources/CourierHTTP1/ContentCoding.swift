@@ -1,5 +1,5 @@
 /// A content coding Courier can decode (RFC 9110 §8.4.1).
-public enum ContentCoding: String, Hashable, Sendable, CaseIterable {
+package enum ContentCoding: String, Hashable, Sendable, CaseIterable {
     /// gzip (RFC 1952), also accepted as `x-gzip`. A zlib-wrapped stream labelled gzip is decoded too.
     case gzip
     /// "deflate": a zlib-wrapped stream (RFC 1950), or the raw deflate (RFC 1951) some servers send instead.
@@ -7,7 +7,7 @@ public enum ContentCoding: String, Hashable, Sendable, CaseIterable {
 
     /// The coding named by one `Content-Encoding` token (case-insensitive), or nil when Courier cannot decode it
     /// (`br`, `zstd`, `compress`, ...). `identity` is not a coding to decode, so it gives nil too.
-    public init?(token: String) {
+    package init?(token: String) {
         switch token.lowercased() {
         case "gzip", "x-gzip": self = .gzip
         case "deflate": self = .deflate
@@ -16,5 +16,5 @@ public enum ContentCoding: String, Hashable, Sendable, CaseIterable {
     }
 
     /// The value Courier sends in `Accept-Encoding` by default.
-    public static let acceptEncoding = "gzip, deflate"
+    package static let acceptEncoding = "gzip, deflate"
 }

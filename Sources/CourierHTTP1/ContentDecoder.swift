@@ -9,15 +9,15 @@ import CCourierZlib
 ///
 /// Not thread-safe: one reader uses it at a time (it is `Sendable` so that a body's reader can carry it between
 /// tasks, e.g. a streaming reader that keeps it under its lock between reads).
-public final class ContentDecoder: @unchecked Sendable {
+package final class ContentDecoder: @unchecked Sendable {
     /// The coding being decoded.
-    public let coding: ContentCoding
+    package let coding: ContentCoding
     /// The largest decoded body accepted, in bytes.
-    public let maxDecodedBytes: Int
+    package let maxDecodedBytes: Int
     /// Decoded bytes produced so far.
-    public private(set) var decodedByteCount = 0
+    package private(set) var decodedByteCount = 0
     /// Compressed bytes consumed so far.
-    public private(set) var encodedByteCount = 0
+    package private(set) var encodedByteCount = 0
 
     private let stream: UnsafeMutablePointer<z_stream>
     private var initialized = false
@@ -27,7 +27,7 @@ public final class ContentDecoder: @unchecked Sendable {
     private var scratch: [UInt8]
 
     /// A decoder for `coding` that refuses to produce more than `maxDecodedBytes` bytes.
-    public init(coding: ContentCoding, maxDecodedBytes: Int) throws(ContentDecodingError) {
+    package init(coding: ContentCoding, maxDecodedBytes: Int) throws(ContentDecodingError) {
         self.coding = coding
         self.maxDecodedBytes = maxDecodedBytes
         self.stream = .allocate(capacity: 1)
@@ -46,7 +46,7 @@ public final class ContentDecoder: @unchecked Sendable {
     }
 
     /// Decodes the next piece of the compressed body and returns the bytes it completes (possibly none).
-    public func decode(_ input: ArraySlice<UInt8>) throws(ContentDecodingError) -> [UInt8] {
+    package func decode(_ input: ArraySlice<UInt8>) throws(ContentDecodingError) -> [UInt8] {
         guard !input.isEmpty else { return [] }
         var input = input
         if !initialized {
@@ -68,11 +68,11 @@ public final class ContentDecoder: @unchecked Sendable {
     }
 
     /// Decodes the next piece of the compressed body.
-    public func decode(_ input: [UInt8]) throws(ContentDecodingError) -> [UInt8] { try decode(input[...]) }
+    package func decode(_ input: [UInt8]) throws(ContentDecodingError) -> [UInt8] { try decode(input[...]) }
 
     /// Checks that the compressed stream ended. Throws ``ContentDecodingError/Reason/truncatedStream`` when the
     /// body stopped in the middle of it.
-    public func finish() throws(ContentDecodingError) {
+    package func finish() throws(ContentDecodingError) {
         if encodedByteCount == 0 && pendingFirstByte == nil { return }
         guard streamEnded else { throw ContentDecodingError(.truncatedStream, coding: coding) }
     }

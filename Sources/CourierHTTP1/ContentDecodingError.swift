@@ -1,6 +1,6 @@
 /// A compressed response body could not be decoded.
-public struct ContentDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Reason: Hashable, Sendable {
+package struct ContentDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Reason: Hashable, Sendable {
         /// The data is not a valid stream of the coding (zlib's message is kept).
         case corruptStream(String)
         /// The body ended before the compressed stream did.
@@ -13,15 +13,15 @@ public struct ContentDecodingError: Error, Hashable, Sendable, CustomStringConve
         case zlibFailure(code: Int32)
     }
 
-    public var reason: Reason
-    public var coding: ContentCoding
+    package var reason: Reason
+    package var coding: ContentCoding
 
-    public init(_ reason: Reason, coding: ContentCoding) {
+    package init(_ reason: Reason, coding: ContentCoding) {
         self.reason = reason
         self.coding = coding
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .corruptStream(let message): return "corrupt \(coding.rawValue) body: \(message)"
         case .truncatedStream: return "\(coding.rawValue) body ended before its compressed stream"

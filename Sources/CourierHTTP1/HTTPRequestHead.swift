@@ -4,20 +4,20 @@ import CourierCore
 ///
 /// The framing headers (`Content-Length`, `Transfer-Encoding`) are not part of it: ``RequestEncoder`` writes
 /// them from the ``RequestBodyFraming`` it is given, so the head and the body can never disagree.
-public struct HTTPRequestHead: Hashable, Sendable {
-    public var method: HTTPMethod
+package struct HTTPRequestHead: Hashable, Sendable {
+    package var method: HTTPMethod
     /// The request target in origin form (`/path?query`), or `*` / absolute form when the caller needs it.
-    public var target: String
-    public var headers: HTTPHeaders
+    package var target: String
+    package var headers: HTTPHeaders
 
-    public init(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders()) {
+    package init(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders()) {
         self.method = method
         self.target = target
         self.headers = headers
     }
 
     /// A head for `url`: the target is the URL's path and query (origin form).
-    public init(method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders = HTTPHeaders()) {
+    package init(method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders = HTTPHeaders()) {
         self.init(method: method, target: url.requestTarget, headers: headers)
     }
 }

@@ -1,22 +1,22 @@
 import CourierCore
 
 /// The head of a final (non-1xx) HTTP response: status line and header fields.
-public struct HTTPResponseHead: Hashable, Sendable, CustomStringConvertible {
+package struct HTTPResponseHead: Hashable, Sendable, CustomStringConvertible {
     /// The version on the status line.
-    public var version: HTTPVersion
+    package var version: HTTPVersion
     /// The three-digit status code, 200...599 for a final response.
-    public var status: Int
+    package var status: Int
     /// The reason phrase (may be empty; clients must not rely on it).
-    public var reason: String
+    package var reason: String
     /// The header fields, in the order received.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
 
-    public init(version: HTTPVersion = .http1_1, status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders()) {
+    package init(version: HTTPVersion = .http1_1, status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders()) {
         self.version = version
         self.status = status
         self.reason = reason
         self.headers = headers
     }
 
-    public var description: String { "\(version) \(status) \(reason)" }
+    package var description: String { "\(version) \(status) \(reason)" }
 }

@@ -1,15 +1,15 @@
 /// An HTTP/1.x protocol version as it appears on a status line (`HTTP/1.1`).
-public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
+package struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
 
-    public init(major: Int, minor: Int) {
+    package init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
 
-    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
-    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    package static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    package static let http1_1 = HTTPVersion(major: 1, minor: 1)
 
-    public var description: String { "HTTP/\(major).\(minor)" }
+    package var description: String { "HTTP/\(major).\(minor)" }
 }

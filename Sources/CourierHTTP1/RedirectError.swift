@@ -1,6 +1,6 @@
 /// A redirect response that cannot be followed.
-public struct RedirectError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Reason: Hashable, Sendable {
+package struct RedirectError: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Reason: Hashable, Sendable {
         /// A 301/302/303/307/308 response without a `Location` field (an empty one is not an error: the response
         /// is not followed).
         case missingLocation
@@ -8,16 +8,16 @@ public struct RedirectError: Error, Hashable, Sendable, CustomStringConvertible 
         case invalidLocation(String)
     }
 
-    public var reason: Reason
+    package var reason: Reason
     /// The status of the redirect response.
-    public var status: Int
+    package var status: Int
 
-    public init(_ reason: Reason, status: Int) {
+    package init(_ reason: Reason, status: Int) {
         self.reason = reason
         self.status = status
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .missingLocation: return "\(status) redirect without a Location header"
         case .invalidLocation(let value): return "\(status) redirect to an invalid Location \(value.debugDescription)"

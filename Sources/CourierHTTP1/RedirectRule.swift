@@ -1,26 +1,26 @@
 import CourierCore
 
 /// Where a redirect leads: the next request's method, URL and what it may keep from the previous one.
-public struct Redirect: Hashable, Sendable {
+package struct Redirect: Hashable, Sendable {
     /// The method of the next request.
-    public var method: HTTPMethod
+    package var method: HTTPMethod
     /// The next request's URL (`Location` resolved against the current URL).
-    public var url: HTTPURL
+    package var url: HTTPURL
     /// Whether the next request re-sends the previous body (307/308, or a method that was not changed).
-    public var keepsBody: Bool
+    package var keepsBody: Bool
     /// The next hop has another scheme, host or port than the current one.
-    public var isCrossOrigin: Bool
+    package var isCrossOrigin: Bool
     /// The redirect goes from https to http. Allowed, but callers may refuse or report it.
-    public var isDowngrade: Bool
+    package var isDowngrade: Bool
 
     /// Fields never sent to another origin than the one they were given for.
-    public static let credentialFields = ["Authorization", "Cookie", "Proxy-Authorization"]
+    package static let credentialFields = ["Authorization", "Cookie", "Proxy-Authorization"]
     /// Fields that describe the body, removed when the body is dropped (as the Fetch standard does).
-    public static let contentFields = ["Content-Type", "Content-Encoding", "Content-Language", "Content-Location"]
+    package static let contentFields = ["Content-Type", "Content-Encoding", "Content-Language", "Content-Location"]
 
     /// `headers` as they should be sent on the next hop: without credentials on a cross-origin hop and without
     /// content fields when the body is dropped. `Host` is removed too: the encoder writes the new one.
-    public func headers(from headers: HTTPHeaders) -> HTTPHeaders {
+    package func headers(from headers: HTTPHeaders) -> HTTPHeaders {
         var result = headers
         result.remove(name: "Host")
         if isCrossOrigin {
@@ -44,14 +44,14 @@ public struct Redirect: Hashable, Sendable {
 ///   answer, as curl does.
 ///
 /// The number of hops is counted by the caller.
-public enum RedirectRule {
+package enum RedirectRule {
     /// The statuses that are followed.
-    public static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    package static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The next request for a `status` response to a `method` request for `url`, or nil when the status is not
     /// a followed redirect or `location` is empty. Throws when `location` is missing or does not resolve to an
     /// http(s) URL.
-    public static func next(
+    package static func next(
         status: Int,
         method: HTTPMethod,
         url: HTTPURL,

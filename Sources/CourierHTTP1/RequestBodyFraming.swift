@@ -1,5 +1,5 @@
 /// How a request body is delimited on the wire (RFC 9112 §6).
-public enum RequestBodyFraming: Hashable, Sendable {
+package enum RequestBodyFraming: Hashable, Sendable {
     /// No body. `POST`, `PUT` and `PATCH` still get `Content-Length: 0` (RFC 9110 §8.6: the method defines a
     /// meaning for content, so its absence is stated).
     case none

@@ -13,7 +13,7 @@ import CourierCore
 /// try encoder.writeBodyPart(part, into: &out)
 /// try encoder.writeEnd(into: &out)
 /// ```
-public struct RequestEncoder: Sendable {
+package struct RequestEncoder: Sendable {
     private enum State: Sendable {
         case idle
         case noBody
@@ -23,10 +23,10 @@ public struct RequestEncoder: Sendable {
 
     private var state: State = .idle
 
-    public init() {}
+    package init() {}
 
     /// Whether a request is in progress (its head written, its end not yet).
-    public var isWritingRequest: Bool {
+    package var isWritingRequest: Bool {
         if case .idle = state { return false }
         return true
     }
@@ -34,7 +34,7 @@ public struct RequestEncoder: Sendable {
     /// Writes the request line and header section. Adds `Host: host` when the head has no `Host` field and the
     /// framing header `body` asks for. Throws, writing nothing, when the method, target, host or any header is
     /// invalid or when the head already has a framing header.
-    public mutating func writeHead(
+    package mutating func writeHead(
         _ head: HTTPRequestHead,
         host: String,
         body: RequestBodyFraming,
@@ -111,7 +111,7 @@ public struct RequestEncoder: Sendable {
 
     /// Writes one part of the body: as is for a `Content-Length` body, as one chunk for a chunked body (an empty
     /// part writes nothing, since an empty chunk would end the body).
-    public mutating func writeBodyPart(
+    package mutating func writeBodyPart(
         _ bytes: some Collection<UInt8>,
         into buffer: inout [UInt8]
     ) throws(RequestEncodingError) {
@@ -137,7 +137,7 @@ public struct RequestEncoder: Sendable {
 
     /// Ends the request: the last chunk and optional trailers for a chunked body; a check that a `Content-Length`
     /// body was complete otherwise.
-    public mutating func writeEnd(
+    package mutating func writeEnd(
         trailers: HTTPHeaders = HTTPHeaders(),
         into buffer: inout [UInt8]
     ) throws(RequestEncodingError) {
@@ -172,7 +172,7 @@ public struct RequestEncoder: Sendable {
     }
 
     /// Abandons the request in progress (the connection it was written to is being closed).
-    public mutating func reset() { state = .idle }
+    package mutating func reset() { state = .idle }
 }
 
 private let space = UInt8(ascii: " ")

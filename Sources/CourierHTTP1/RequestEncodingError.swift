@@ -1,7 +1,7 @@
 /// A request could not be encoded. Thrown before any byte of the offending head is written.
-public struct RequestEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct RequestEncodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public enum Reason: Hashable, Sendable {
+    package enum Reason: Hashable, Sendable {
         /// The method is not an RFC 9110 token.
         case invalidMethod(String)
         /// The request target is empty or holds a space, a control byte or a non-ASCII byte.
@@ -26,11 +26,11 @@ public struct RequestEncodingError: Error, Hashable, Sendable, CustomStringConve
         case negativeContentLength(Int)
     }
 
-    public var reason: Reason
+    package var reason: Reason
 
-    public init(_ reason: Reason) { self.reason = reason }
+    package init(_ reason: Reason) { self.reason = reason }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .invalidMethod(let m): return "invalid request method \(m.debugDescription)"
         case .invalidTarget(let t): return "invalid request target \(t.debugDescription)"

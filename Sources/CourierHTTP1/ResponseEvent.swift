@@ -2,7 +2,7 @@ import CourierCore
 
 /// What ``ResponseParser`` reports, in order: one ``head(_:)``, zero or more ``body(_:)``, at most one
 /// ``trailers(_:)`` (chunked bodies only, when the trailer section is not empty), then ``end(keepAlive:)``.
-public enum ResponseEvent: Hashable, Sendable {
+package enum ResponseEvent: Hashable, Sendable {
     /// The final response's head (1xx interim responses are skipped and never reported).
     case head(HTTPResponseHead)
     /// A run of body bytes, in order. The slice shares storage with the bytes that were fed: no copy is made.

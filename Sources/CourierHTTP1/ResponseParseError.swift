@@ -1,8 +1,8 @@
 /// A response violated HTTP/1.1 framing (RFC 9112), one of ``ResponseParser/Limits`` was exceeded, or the
 /// connection ended before the message did. The connection cannot be used any more once this is thrown.
-public struct ResponseParseError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ResponseParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public enum Reason: Hashable, Sendable {
+    package enum Reason: Hashable, Sendable {
         /// The status line is not `HTTP/x.y SP 3DIGIT [SP reason]`.
         case invalidStatusLine
         /// The version is not HTTP/1.x.
@@ -61,17 +61,17 @@ public struct ResponseParseError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     /// What went wrong.
-    public var reason: Reason
+    package var reason: Reason
     /// The byte offset of the offending byte from the first byte of the response (1xx interim responses
     /// included), when it is useful; for end-of-stream errors, the number of bytes the response had.
-    public var offset: Int?
+    package var offset: Int?
 
-    public init(_ reason: Reason, offset: Int? = nil) {
+    package init(_ reason: Reason, offset: Int? = nil) {
         self.reason = reason
         self.offset = offset
     }
 
-    public var description: String {
+    package var description: String {
         let at = offset.map { " at byte \($0)" } ?? ""
         return "HTTP/1.1 response: \(message)\(at)"
     }

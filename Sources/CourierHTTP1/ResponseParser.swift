@@ -18,23 +18,23 @@ import CourierCore
 /// After ``ResponseEvent/end(keepAlive:)`` with `keepAlive == true`, call ``expectResponse(to:)`` before the
 /// next request's response. Any framing error is thrown as ``ResponseParseError``; after that the parser
 /// throws the same error forever and the connection must be closed. See docs/http1.md for the rules.
-public struct ResponseParser: Sendable {
+package struct ResponseParser: Sendable {
     /// Bounds on what a server can make the parser buffer or process. Exceeding one is a
     /// ``ResponseParseError``, never a silent truncation.
-    public struct Limits: Hashable, Sendable {
+    package struct Limits: Hashable, Sendable {
         /// Status line plus header section, CRLFs included, per response head (1xx heads each get their own
         /// budget). Default 64 KiB.
-        public var maxHeadBytes: Int
+        package var maxHeadBytes: Int
         /// Header field lines per head, and trailer field lines per message. Default 100.
-        public var maxHeaderCount: Int
+        package var maxHeaderCount: Int
         /// Bytes of extensions on one chunk-size line (everything after the size). Default 4 KiB.
-        public var maxChunkExtensionBytes: Int
+        package var maxChunkExtensionBytes: Int
         /// Trailer section, CRLFs included. Default 16 KiB.
-        public var maxTrailerBytes: Int
+        package var maxTrailerBytes: Int
         /// 1xx interim responses (100, 102, 103, ...) tolerated before the final one. Default 16.
-        public var maxInterimResponses: Int
+        package var maxInterimResponses: Int
 
-        public init(
+        package init(
             maxHeadBytes: Int = 64 * 1024,
             maxHeaderCount: Int = 100,
             maxChunkExtensionBytes: Int = 4 * 1024,
@@ -87,7 +87,7 @@ public struct ResponseParser: Sendable {
     }
 
     /// The limits in force.
-    public let limits: Limits
+    package let limits: Limits
 
     private var state: State = .head
     /// The request was `HEAD` (no body in the response) / `CONNECT` (a 2xx starts a tunnel).
@@ -106,7 +106,7 @@ public struct ResponseParser: Sendable {
     private var trailers: FieldSectionReader
 
     /// A parser for the response to a request made with `requestMethod` (a `HEAD` response has no body).
-    public init(requestMethod: HTTPMethod = .get, limits: Limits = Limits()) {
+    package init(requestMethod: HTTPMethod = .get, limits: Limits = Limits()) {
         self.requestIsHead = requestMethod.rawValue == "HEAD"
         self.requestIsConnect = requestMethod.rawValue == "CONNECT"
         self.limits = limits
@@ -119,20 +119,20 @@ public struct ResponseParser: Sendable {
     }
 
     /// True between messages: the previous response ended (or none started) and no event is pending.
-    public var isIdle: Bool {
+    package var isIdle: Bool {
         if case .idle = state { return true }
         return false
     }
 
     /// Bytes fed but not yet consumed. Non-zero while idle means the server sent bytes nobody asked for.
-    public var bufferedByteCount: Int { buffer.count }
+    package var bufferedByteCount: Int { buffer.count }
 
     /// Whether any byte of the current response has been consumed or is buffered.
-    public var hasReceivedResponseBytes: Bool { messageOffset > 0 || !buffer.isEmpty }
+    package var hasReceivedResponseBytes: Bool { messageOffset > 0 || !buffer.isEmpty }
 
     /// Prepares for the response to the next request on the same connection, made with `method`.
     /// Only legal once the previous response ended with `keepAlive == true`.
-    public mutating func expectResponse(to method: HTTPMethod) {
+    package mutating func expectResponse(to method: HTTPMethod) {
         guard case .idle = state, keepAlive, !sawEOF else {
             preconditionFailure("expectResponse(to:) needs an idle, reusable parser; state: \(state)")
         }
@@ -142,7 +142,7 @@ public struct ResponseParser: Sendable {
     }
 
     /// Adds bytes received from the server. Cheap: when nothing is buffered the slice is kept as is.
-    public mutating func feed(_ bytes: ArraySlice<UInt8>) {
+    package mutating func feed(_ bytes: ArraySlice<UInt8>) {
         precondition(!sawEOF, "feed(_:) after eof()")
         if buffer.isEmpty {
             buffer = bytes
@@ -152,19 +152,19 @@ public struct ResponseParser: Sendable {
     }
 
     /// Adds bytes received from the server.
-    public mutating func feed(_ bytes: [UInt8]) { feed(bytes[...]) }
+    package mutating func feed(_ bytes: [UInt8]) { feed(bytes[...]) }
 
     /// In a `Content-Length` body with nothing buffered: the body bytes still to come, which the caller may then
     /// receive straight into its own buffer (see ``bodyReceivedDirectly(_:)``) instead of feeding them through
     /// the parser. Nil in any other state, or once the server closed the connection.
-    public var directBodyBytesRemaining: Int? {
+    package var directBodyBytesRemaining: Int? {
         guard case .fixedBody(let remaining) = state, remaining > 0, buffer.isEmpty, !sawEOF else { return nil }
         return remaining
     }
 
     /// Records `count` body bytes the caller received itself while ``directBodyBytesRemaining`` allowed it (at
     /// most that many). When the last one arrives, the next ``next()`` returns `.end`.
-    public mutating func bodyReceivedDirectly(_ count: Int) {
+    package mutating func bodyReceivedDirectly(_ count: Int) {
         guard let remaining = directBodyBytesRemaining, count > 0, count <= remaining else {
             preconditionFailure("bodyReceivedDirectly(\(count)) outside a Content-Length body awaiting that many bytes")
         }
@@ -174,10 +174,10 @@ public struct ResponseParser: Sendable {
 
     /// Records that the server closed the connection (read returned 0). A close-delimited body then ends;
     /// anything else unfinished becomes an error on the next call to ``next()``.
-    public mutating func eof() { sawEOF = true }
+    package mutating func eof() { sawEOF = true }
 
     /// Feeds `bytes` and returns every event they complete (a convenience for tests and simple callers).
-    public mutating func parse(_ bytes: [UInt8]) throws(ResponseParseError) -> [ResponseEvent] {
+    package mutating func parse(_ bytes: [UInt8]) throws(ResponseParseError) -> [ResponseEvent] {
         feed(bytes)
         var events: [ResponseEvent] = []
         while let event = try next() { events.append(event) }
@@ -185,7 +185,7 @@ public struct ResponseParser: Sendable {
     }
 
     /// The next event, or nil when more bytes (or ``eof()``) are needed, or the parser is idle.
-    public mutating func next() throws(ResponseParseError) -> ResponseEvent? {
+    package mutating func next() throws(ResponseParseError) -> ResponseEvent? {
         while true {
             switch state {
             case .failed:

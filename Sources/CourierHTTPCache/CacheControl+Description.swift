@@ -6,7 +6,7 @@ extension CacheControl {
     ///
     /// Parsing the description gives back an equal value, and the same description (the fuzz target
     /// `FuzzCacheHeaders` checks both). Directives Courier does not know are not kept, so they are not written.
-    public var description: String {
+    package var description: String {
         var directives: [String] = []
         func add(_ name: String, _ isSet: Bool) { if isSet { directives.append(name) } }
         func add(_ name: String, seconds: Int64?) { if let seconds { directives.append("\(name)=\(seconds)") } }

@@ -17,51 +17,51 @@ import CourierCore
 /// - A delta-seconds larger than 2³¹ saturates at 2³¹ (§1.2.2).
 /// - The qualified forms `no-cache="field"` and `private="field"` are read (their field names are kept) but
 ///   act as the unqualified forms; see ``noCacheFields``.
-public struct CacheControl: Hashable, Sendable, CustomStringConvertible {
+package struct CacheControl: Hashable, Sendable, CustomStringConvertible {
     /// `max-age` (§5.2.1.1 on a request, §5.2.2.1 on a response), in seconds.
-    public var maxAge: Int64?
+    package var maxAge: Int64?
     /// `s-maxage` (§5.2.2.10), in seconds. Kept for §3.5 (it permits storing an authorised response); a private
     /// cache ignores it for freshness.
-    public var sharedMaxAge: Int64?
+    package var sharedMaxAge: Int64?
     /// `no-store` (§5.2.1.5, §5.2.2.5).
-    public var noStore = false
+    package var noStore = false
     /// `no-cache` (§5.2.1.4, §5.2.2.4), qualified or not.
-    public var noCache = false
+    package var noCache = false
     /// The field names of a qualified `no-cache="…"` (lower-cased), empty for the unqualified form. The cache
     /// treats the qualified form as unqualified: it revalidates the whole response rather than strip fields.
-    public var noCacheFields: [String] = []
+    package var noCacheFields: [String] = []
     /// `must-revalidate` (§5.2.2.2).
-    public var mustRevalidate = false
+    package var mustRevalidate = false
     /// `proxy-revalidate` (§5.2.2.8): for shared caches; kept for §3.5 and inspection only.
-    public var proxyRevalidate = false
+    package var proxyRevalidate = false
     /// `private` (§5.2.2.7), qualified or not: a private cache may store the response.
-    public var isPrivate = false
+    package var isPrivate = false
     /// `public` (§5.2.2.9).
-    public var isPublic = false
+    package var isPublic = false
     /// `must-understand` (§5.2.2.3).
-    public var mustUnderstand = false
+    package var mustUnderstand = false
     /// `no-transform` (§5.2.1.6, §5.2.2.6): kept for inspection; the cache never transforms.
-    public var noTransform = false
+    package var noTransform = false
     /// `immutable` (RFC 8246 §2).
-    public var immutable = false
+    package var immutable = false
     /// `stale-while-revalidate` (RFC 5861 §3), in seconds.
-    public var staleWhileRevalidate: Int64?
+    package var staleWhileRevalidate: Int64?
     /// `stale-if-error` (RFC 5861 §4), in seconds; on a request or a response.
-    public var staleIfError: Int64?
+    package var staleIfError: Int64?
     /// Request `max-stale` (§5.2.1.2).
-    public var maxStale: MaxStale?
+    package var maxStale: MaxStale?
     /// Request `min-fresh` (§5.2.1.3), in seconds.
-    public var minFresh: Int64?
+    package var minFresh: Int64?
     /// Request `only-if-cached` (§5.2.1.7).
-    public var onlyIfCached = false
+    package var onlyIfCached = false
 
     /// Request `max-stale`: without a value the client accepts any staleness.
-    public enum MaxStale: Hashable, Sendable {
+    package enum MaxStale: Hashable, Sendable {
         case any
         case seconds(Int64)
 
         /// Whether a response `staleness` seconds past its lifetime is acceptable.
-        public func accepts(staleness: Double) -> Bool {
+        package func accepts(staleness: Double) -> Bool {
             switch self {
             case .any: true
             case .seconds(let limit): staleness <= Double(limit)
@@ -70,18 +70,18 @@ public struct CacheControl: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The largest delta-seconds kept: 2³¹ (RFC 9111 §1.2.2).
-    public static let maximumDeltaSeconds: Int64 = 2_147_483_648
+    package static let maximumDeltaSeconds: Int64 = 2_147_483_648
 
     /// No directives.
-    public init() {}
+    package init() {}
 
     /// The directives of every `Cache-Control` field in `headers`, in order.
-    public init(_ headers: HTTPHeaders) {
+    package init(_ headers: HTTPHeaders) {
         self.init(fieldValues: headers.values(for: "Cache-Control"))
     }
 
     /// The directives of the given `Cache-Control` field values, in order.
-    public init(fieldValues: [String]) {
+    package init(fieldValues: [String]) {
         // The known directives applied so far, one bit each: the first occurrence wins, and no set of names is
         // built for the fields of every cache lookup.
         var seen: UInt32 = 0

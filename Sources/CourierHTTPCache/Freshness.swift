@@ -5,14 +5,14 @@ import CourierCore
 /// Time is always a parameter: instants are seconds since the Unix epoch (UTC, on the caller's wall clock),
 /// durations are seconds. `requestTime` is when the request that produced the stored response was sent,
 /// `responseTime` when its response was received (§4.2.3's `request_time` and `response_time`).
-public struct Freshness: Hashable, Sendable {
+package struct Freshness: Hashable, Sendable {
     /// The freshness lifetime in seconds (§4.2.1).
-    public var lifetime: Double
+    package var lifetime: Double
     /// The current age in seconds (§4.2.3).
-    public var currentAge: Double
+    package var currentAge: Double
 
     /// A freshness with the given lifetime and current age.
-    public init(lifetime: Double, currentAge: Double) {
+    package init(lifetime: Double, currentAge: Double) {
         self.lifetime = lifetime
         self.currentAge = currentAge
     }
@@ -20,7 +20,7 @@ public struct Freshness: Hashable, Sendable {
     /// The freshness at `now` of a response with `status` and `headers`, requested at `requestTime` and
     /// received at `responseTime`. `heuristicLifetime` (the policy's `cache.ttl`) is used only when the response
     /// has no explicit freshness and its status is heuristically cacheable.
-    public init(
+    package init(
         status: Int, headers: HTTPHeaders, requestTime: Double, responseTime: Double, now: Double,
         heuristicLifetime: Double
     ) {
@@ -32,7 +32,7 @@ public struct Freshness: Hashable, Sendable {
 
     /// ``init(status:headers:requestTime:responseTime:now:heuristicLifetime:)`` with the response's
     /// `Cache-Control` already parsed (`control`, from `headers`).
-    public init(
+    package init(
         status: Int, headers: HTTPHeaders, control: CacheControl, requestTime: Double, responseTime: Double,
         now: Double, heuristicLifetime: Double
     ) {
@@ -48,13 +48,13 @@ public struct Freshness: Hashable, Sendable {
     }
 
     /// Whether the response is fresh: its lifetime exceeds its age (§4.2: `freshness_lifetime > current_age`).
-    public var isFresh: Bool { lifetime > currentAge }
+    package var isFresh: Bool { lifetime > currentAge }
 
     /// Seconds the response has been stale (0 while it is fresh).
-    public var staleness: Double { max(0, currentAge - lifetime) }
+    package var staleness: Double { max(0, currentAge - lifetime) }
 
     /// Seconds of freshness left (0 once stale).
-    public var remaining: Double { max(0, lifetime - currentAge) }
+    package var remaining: Double { max(0, lifetime - currentAge) }
 
     /// The freshness lifetime (§4.2.1), first match wins:
     /// 1. response `max-age` (a private cache ignores `s-maxage`);
@@ -63,7 +63,7 @@ public struct Freshness: Hashable, Sendable {
     /// 3. `heuristicLifetime` for a heuristically cacheable status (§4.2.2, RFC 9110 §15.1);
     /// 4. otherwise 0.
     /// Only the first `Expires` and `Date` fields are read (§4.2.1: "the first occurrence").
-    public static func lifetime(status: Int, headers: HTTPHeaders, responseTime: Double, heuristicLifetime: Double)
+    package static func lifetime(status: Int, headers: HTTPHeaders, responseTime: Double, heuristicLifetime: Double)
         -> Double
     {
         lifetime(
@@ -74,7 +74,7 @@ public struct Freshness: Hashable, Sendable {
 
     /// ``lifetime(status:headers:responseTime:heuristicLifetime:)`` with the `Cache-Control` of `headers`
     /// already parsed.
-    public static func lifetime(
+    package static func lifetime(
         status: Int, headers: HTTPHeaders, control: CacheControl, responseTime: Double, heuristicLifetime: Double
     ) -> Double {
         if let maxAge = control.maxAge { return Double(maxAge) }
@@ -96,7 +96,7 @@ public struct Freshness: Hashable, Sendable {
     ///
     /// `Date` missing or invalid counts as `responseTime` (apparent age 0). `Age` is the first member of the
     /// first field (§5.1); an invalid one is ignored (0). A clock running backwards never makes a term negative.
-    public static func currentAge(headers: HTTPHeaders, requestTime: Double, responseTime: Double, now: Double)
+    package static func currentAge(headers: HTTPHeaders, requestTime: Double, responseTime: Double, now: Double)
         -> Double
     {
         let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime

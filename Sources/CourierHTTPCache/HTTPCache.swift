@@ -6,15 +6,15 @@ import CourierCore
 /// freshens a stored response from a 304, and invalidates after unsafe methods. The data loader performs these as
 /// stages of its load; this type holds no HTTP connection and reads no clock (instants are parameters, in seconds
 /// since the Unix epoch, as the rules take them).
-public final class HTTPCache: Sendable {
+package final class HTTPCache: Sendable {
     /// Where the responses are filed.
-    public let store: RecordStore
+    package let store: RecordStore
     /// How long a stored response is kept beyond its freshness (for revalidation, `stale-if-error` and offline
     /// answers) before the record store may collect it.
-    public let retention: Duration
+    package let retention: Duration
 
     /// A day: how long a stale response is kept by default.
-    public static let defaultRetention: Duration = .seconds(86_400)
+    package static let defaultRetention: Duration = .seconds(86_400)
 
     /// Recently read records, decoded, in front of the store (see ``MemoryFront``).
     private let memory: MemoryFront
@@ -25,35 +25,35 @@ public final class HTTPCache: Sendable {
     ///   - memoryBudget: the bytes of recently used responses kept decoded in memory (8 MiB by default; 0: none).
     ///     A memory copy is used only while the record file is still the one it was read from (its
     ///     ``RecordFingerprint``), so processes sharing the directory never see each other's replaced responses.
-    public init(store: RecordStore, retention: Duration = HTTPCache.defaultRetention, memoryBudget: Int = 8 << 20) {
+    package init(store: RecordStore, retention: Duration = HTTPCache.defaultRetention, memoryBudget: Int = 8 << 20) {
         self.store = store
         self.retention = retention
         self.memory = MemoryFront(budget: memoryBudget)
     }
 
     /// A stored response a request may use, and how.
-    public struct Lookup: Sendable, Hashable {
-        public var stored: StoredResponse
-        public var freshness: Freshness
+    package struct Lookup: Sendable, Hashable {
+        package var stored: StoredResponse
+        package var freshness: Freshness
         /// Serve it as it is, serve it and revalidate, or revalidate first (see ``ReuseDecision``).
-        public var decision: ReuseDecision
+        package var decision: ReuseDecision
         /// The request's fields as looked up with.
-        public var requestHeaders: HTTPHeaders
+        package var requestHeaders: HTTPHeaders
         /// The `Cache-Control` directives of ``requestHeaders`` (the stored response's are
         /// ``StoredResponse/cacheControl``).
-        public var requestControl: CacheControl
+        package var requestControl: CacheControl
         /// The request's fields made conditional on the stored response's validators (unchanged when it has none).
         /// Computed when asked: a fresh hit never needs it.
-        public var conditionalHeaders: HTTPHeaders {
+        package var conditionalHeaders: HTTPHeaders {
             Validators(storedHeaders: stored.headers).conditionalHeaders(requestHeaders)
         }
         /// The record key it is filed under (to freshen it after a 304).
-        public var recordKey: String
+        package var recordKey: String
     }
 
     /// The stored response for a `GET` or `HEAD` of `url` by `identity` whose varied fields `requestHeaders`
     /// matches, or nil. A record that does not decode is removed and reads as missing.
-    public func lookup(
+    package func lookup(
         method: HTTPMethod, url: HTTPURL, identity: String?, requestHeaders: HTTPHeaders, now: Double,
         heuristicLifetime: Double
     ) async throws(CacheError) -> Lookup? {
@@ -80,7 +80,7 @@ public final class HTTPCache: Sendable {
     /// Files a response when RFC 9111 allows a private cache to store it; returns the verdict (with the reason
     /// when it is not stored).
     @discardableResult
-    public func store(
+    package func store(
         method: HTTPMethod, url: HTTPURL, identity: String?, requestHeaders: HTTPHeaders, status: Int, reason: String,
         headers: HTTPHeaders, body: [UInt8], requestTime: Double, responseTime: Double, heuristicLifetime: Double
     ) async throws(CacheError) -> Storability {
@@ -105,7 +105,7 @@ public final class HTTPCache: Sendable {
 
     /// After a 304 that matches the stored response of `lookup`: its fields and times freshened (RFC 9111
     /// §4.3.4), filed again, and returned. Nil when the 304 does not match it (the caller then fetches anew).
-    public func freshen(
+    package func freshen(
         _ lookup: Lookup, notModifiedHeaders: HTTPHeaders, requestTime: Double, responseTime: Double,
         heuristicLifetime: Double
     ) async throws(CacheError) -> StoredResponse? {
@@ -130,7 +130,7 @@ public final class HTTPCache: Sendable {
     /// no longer found, for `identity` and for requests without credentials. Removing a URL's `Vary` index and
     /// its unvaried record is enough: a lookup finds a variant only through the index; orphaned variants are
     /// collected with the store's garbage.
-    public func invalidate(
+    package func invalidate(
         method: HTTPMethod, url: HTTPURL, status: Int, responseHeaders: HTTPHeaders, identity: String?
     ) async throws(CacheError) {
         var keys: [String] = []

@@ -7,9 +7,9 @@ import CourierCore
 /// Two record keys per URL: ``varyIndex`` holds the `Vary` field names last seen for the primary key (so a lookup
 /// knows which request fields to compare before it knows the response), and ``variant(varyNames:request:)``
 /// the response itself.
-public struct HTTPCacheKey: Hashable, Sendable {
+package struct HTTPCacheKey: Hashable, Sendable {
     /// `GET https://host:port/path?query`, and `#identity` when the request carried credentials.
-    public let primary: String
+    package let primary: String
 
     /// - Parameters:
     ///   - method: the request's method; `HEAD` files under `GET`.
@@ -17,7 +17,7 @@ public struct HTTPCacheKey: Hashable, Sendable {
     ///     default port dropped), so `https://Host:443/a` and `https://host/a` share an entry.
     ///   - identity: who the credentials belong to (an authoriser and the factory's user), so that two users'
     ///     authorised responses are never shared; nil for a request without credentials.
-    public init(method: HTTPMethod, url: HTTPURL, identity: String?) {
+    package init(method: HTTPMethod, url: HTTPURL, identity: String?) {
         let filedMethod = method == .head ? HTTPMethod.get : method
         var key = "\(filedMethod) \(url.scheme)://\(url.hostHeader)\(url.requestTarget)"
         if let identity { key += " #" + identity }
@@ -25,13 +25,13 @@ public struct HTTPCacheKey: Hashable, Sendable {
     }
 
     /// The record key of the `Vary` index of this URL.
-    public var varyIndex: String { "vary " + primary }
+    package var varyIndex: String { "vary " + primary }
 
     /// The record key of the variant that `request`'s fields select, for the field names a `Vary` gave: names
     /// compared case-insensitively, in sorted order; values as sent, comma-joined when repeated, with their
     /// surrounding white space removed (RFC 9111 §4.1: "normalizing both header field values in a way that is
     /// known to have identical semantics" — only white space is normalised here).
-    public func variant(varyNames: [String], request: HTTPHeaders) -> String {
+    package func variant(varyNames: [String], request: HTTPHeaders) -> String {
         let names = Set(varyNames.map { $0.lowercased() }).sorted()
         guard !names.isEmpty else { return primary }
         let selected = names.map { name -> String in
@@ -46,7 +46,7 @@ public struct HTTPCacheKey: Hashable, Sendable {
     /// (``HTTPList``). A member that is not a token is dropped: no request Courier sends can hold a field of that
     /// name (the transport refuses such names), so it would select the same variant for every request, and
     /// dropping it keeps names with CR, LF or the key's separators out of the record keys and the `Vary` index.
-    public static func varyNames(of headers: HTTPHeaders) -> [String] {
+    package static func varyNames(of headers: HTTPHeaders) -> [String] {
         var names = Set<String>()
         for value in headers.values(for: "vary") {
             for member in HTTPList.elements(of: value) where member == "*" || HTTPToken.isToken(member) {

@@ -7,16 +7,16 @@ import CourierCore
 /// `Content-Location` (resolved against the target URL) when they have the same origin (scheme, host and
 /// port) as the target; other origins are never invalidated (§4.4: to avoid denial-of-service). Invalidating a
 /// URL means every stored response for it, whatever its `Vary`d request fields: the loader removes them all.
-public enum Invalidation {
+package enum Invalidation {
     /// Whether `method` is unsafe (RFC 9110 §9.2.1).
-    public static func isUnsafe(_ method: HTTPMethod) -> Bool {
+    package static func isUnsafe(_ method: HTTPMethod) -> Bool {
         ![HTTPMethod.get, .head, .options, .trace].contains(method)
     }
 
     /// The URLs to invalidate after a `method` request to `url` was answered with `status` and
     /// `responseHeaders`, without duplicates, target first; empty for a safe method or an error status.
     /// A URL's fragment never reaches here (``HTTPURL`` has none), so `/a` and `/a#x` are the same entry.
-    public static func urls(method: HTTPMethod, url: HTTPURL, status: Int, responseHeaders: HTTPHeaders) -> [HTTPURL] {
+    package static func urls(method: HTTPMethod, url: HTTPURL, status: Int, responseHeaders: HTTPHeaders) -> [HTTPURL] {
         guard isUnsafe(method), (200..<400).contains(status) else { return [] }
         var result = [url]
         for name in ["Location", "Content-Location"] {

@@ -15,7 +15,7 @@
 ///
 /// `stale-if-error` is a separate question, asked after a revalidation or a reload failed:
 /// ``staleIfErrorAllows(freshness:request:response:)``.
-public enum ReuseDecision: Hashable, Sendable {
+package enum ReuseDecision: Hashable, Sendable {
     /// Serve the stored response: it is fresh and the request's constraints accept it.
     case fresh
     /// Serve the stored response although stale: the request's `max-stale` accepts it.
@@ -29,13 +29,13 @@ public enum ReuseDecision: Hashable, Sendable {
 
     /// The decision for a stored response with `freshness` and `response` directives, for a request with
     /// `request` directives.
-    public init(freshness: Freshness, request: CacheControl, response: CacheControl) {
+    package init(freshness: Freshness, request: CacheControl, response: CacheControl) {
         let decision = ReuseDecision.withoutOnlyIfCached(freshness: freshness, request: request, response: response)
         self = decision == .revalidate && request.onlyIfCached ? .unsatisfiable : decision
     }
 
     /// Whether the stored response may be used without contacting the origin first.
-    public var servesStoredResponse: Bool {
+    package var servesStoredResponse: Bool {
         switch self {
         case .fresh, .staleAccepted, .staleWhileRevalidate: true
         case .revalidate, .unsatisfiable: false
@@ -65,7 +65,7 @@ public enum ReuseDecision: Hashable, Sendable {
     /// `no-cache`, or the request has `no-cache` (§4.2.4: a cache "MUST NOT generate a stale response if it is
     /// prohibited by an explicit in-protocol directive"). Otherwise it may when its staleness is within the
     /// response's or the request's `stale-if-error` window (the larger), or the request's `max-stale` accepts it.
-    public static func staleIfErrorAllows(freshness: Freshness, request: CacheControl, response: CacheControl)
+    package static func staleIfErrorAllows(freshness: Freshness, request: CacheControl, response: CacheControl)
         -> Bool
     {
         if freshness.isFresh { return true }
@@ -79,7 +79,7 @@ public enum ReuseDecision: Hashable, Sendable {
     /// without `no-cache`, or a stale one without `must-revalidate` or `no-cache` (§4.2.4: "A cache MUST NOT
     /// generate a stale response if it is prohibited by an explicit in-protocol directive"; a disconnected cache
     /// may otherwise serve stale responses). Such a loader fails instead of serving the others.
-    public static func offlineAllows(freshness: Freshness, response: CacheControl) -> Bool {
+    package static func offlineAllows(freshness: Freshness, response: CacheControl) -> Bool {
         if response.noCache { return false }
         return freshness.isFresh || !response.mustRevalidate
     }

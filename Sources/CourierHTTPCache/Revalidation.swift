@@ -10,16 +10,16 @@ import CourierCore
 /// revalidation's, so the age (§4.2.3) is computed from the 304's `Date` and `Age` from now on: the stored
 /// `Date` and `Age` are dropped when the 304 has none (they described the old response's age; a stored `Age:
 /// 100` kept would make the freshened response 100 s old again).
-public struct Revalidation: Hashable, Sendable {
+package struct Revalidation: Hashable, Sendable {
     /// The stored response's header fields updated from the 304.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// When the conditional request was sent: the stored response's new `requestTime`.
-    public var requestTime: Double
+    package var requestTime: Double
     /// When the 304 was received: the stored response's new `responseTime`.
-    public var responseTime: Double
+    package var responseTime: Double
 
     /// The fields a cache never takes from a 304 into a stored response (lower case).
-    public static let excludedFields: Set<String> = [
+    package static let excludedFields: Set<String> = [
         "content-length", "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade",
     ]
 
@@ -28,7 +28,7 @@ public struct Revalidation: Hashable, Sendable {
 
     /// The stored response with `storedHeaders` refreshed by a 304 with `notModifiedHeaders`, for a conditional
     /// request sent at `requestTime` and answered at `responseTime`.
-    public init(
+    package init(
         storedHeaders: HTTPHeaders, notModifiedHeaders: HTTPHeaders, requestTime: Double, responseTime: Double
     ) {
         let excluded = Revalidation.excludedFields.union(notModifiedHeaders.tokens(for: "Connection"))
@@ -65,7 +65,7 @@ public struct Revalidation: Hashable, Sendable {
     /// (weak comparison, RFC 9110 §8.8.3.2); else when it has a `Last-Modified`, the stored one must be equal;
     /// a 304 with neither refers to it. When it does not, the stored response is not updated; the loader
     /// repeats the request unconditionally.
-    public static func matches(storedHeaders: HTTPHeaders, notModifiedHeaders: HTTPHeaders) -> Bool {
+    package static func matches(storedHeaders: HTTPHeaders, notModifiedHeaders: HTTPHeaders) -> Bool {
         if let tag = notModifiedHeaders["ETag"] {
             guard let stored = storedHeaders["ETag"] else { return false }
             return opaqueTag(tag) == opaqueTag(stored)

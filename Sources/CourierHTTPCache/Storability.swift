@@ -17,14 +17,14 @@ import CourierCore
 ///    status (RFC 9110 §15.1). `private` is fine for a private cache (§5.2.2.7) but does not on its own make
 ///    a status storable: §3 would allow storing it, but the cache could never serve it without revalidating,
 ///    since heuristic freshness is only used for heuristically cacheable statuses (see ``Freshness``).
-public enum Storability: Hashable, Sendable {
+package enum Storability: Hashable, Sendable {
     /// The response may be stored.
     case storable
     /// The response must not be stored, for `reason`.
     case notStorable(Reason)
 
     /// Why a response is not stored.
-    public enum Reason: Hashable, Sendable {
+    package enum Reason: Hashable, Sendable {
         /// The request method is not GET (§3; HEAD included, see ``Storability``).
         case method(HTTPMethod)
         /// The status is informational, 206 Partial Content or 304 Not Modified.
@@ -45,18 +45,18 @@ public enum Storability: Hashable, Sendable {
     }
 
     /// The statuses that are heuristically cacheable (RFC 9110 §15.1), less 206 (ranges are not implemented).
-    public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    package static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Whether the response to a `method` request with `requestHeaders`, answered with `status` and
     /// `responseHeaders`, may be stored by a private cache.
-    public init(method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders) {
+    package init(method: HTTPMethod, requestHeaders: HTTPHeaders, status: Int, responseHeaders: HTTPHeaders) {
         self = Storability.evaluate(
             method: method, requestHeaders: requestHeaders, status: status, responseHeaders: responseHeaders
         ).map(Storability.notStorable) ?? .storable
     }
 
     /// Whether the response may be stored.
-    public var isStorable: Bool { self == .storable }
+    package var isStorable: Bool { self == .storable }
 
     /// The first rule the response breaks, or nil.
     private static func evaluate(

@@ -7,28 +7,28 @@ import CourierCore
 /// version byte, then little-endian fixed-width numbers and length-prefixed UTF-8 strings, then the body. Decoding
 /// checks every length against what is left and never traps on any bytes: anything that does not decode is
 /// ``StoredResponse/DecodingError`` and the cache treats the record as missing.
-public struct StoredResponse: Sendable, Hashable {
-    public static let formatVersion: UInt8 = 1
+package struct StoredResponse: Sendable, Hashable {
+    package static let formatVersion: UInt8 = 1
 
     /// The request's method and URL (for display and invalidation).
-    public var method: HTTPMethod
-    public var url: String
+    package var method: HTTPMethod
+    package var url: String
     /// The `Vary` field names and the values the request had for them (sorted by name, lower case).
-    public var variedFields: [HTTPHeaders.Field]
-    public var status: Int
-    public var reason: String
-    public var headers: HTTPHeaders {
+    package var variedFields: [HTTPHeaders.Field]
+    package var status: Int
+    package var reason: String
+    package var headers: HTTPHeaders {
         didSet { cacheControl = CacheControl(headers) }
     }
     /// The `Cache-Control` directives of ``headers``, parsed once: every cache lookup of the response reads them.
-    public private(set) var cacheControl: CacheControl
+    package private(set) var cacheControl: CacheControl
     /// When the request was sent and the response received, nanoseconds since the Unix epoch (wall clock: the
     /// `Date` and `Age` arithmetic of RFC 9111 §4.2.3 is in wall-clock time).
-    public var requestTime: Int64
-    public var responseTime: Int64
-    public var body: [UInt8]
+    package var requestTime: Int64
+    package var responseTime: Int64
+    package var body: [UInt8]
 
-    public init(
+    package init(
         method: HTTPMethod, url: String, variedFields: [HTTPHeaders.Field], status: Int, reason: String, headers: HTTPHeaders,
         requestTime: Int64, responseTime: Int64, body: [UInt8]
     ) {
@@ -45,7 +45,7 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     /// Why bytes are not a stored response.
-    public enum DecodingError: Error, Hashable, Sendable {
+    package enum DecodingError: Error, Hashable, Sendable {
         /// Another format version (a newer Courier wrote it, or the bytes are not a stored response).
         case unsupportedVersion(UInt8)
         /// The bytes end before a field they announce.
@@ -57,11 +57,11 @@ public struct StoredResponse: Sendable, Hashable {
     }
 
     /// At most this many header fields (and varied fields) are encoded or accepted.
-    public static let maximumFields = 10_000
+    package static let maximumFields = 10_000
 
     // MARK: - Encoding
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out: [UInt8] = [Self.formatVersion]
         out.reserveCapacity(256 + body.count)
         Self.append(method.rawValue, to: &out)
@@ -98,7 +98,7 @@ public struct StoredResponse: Sendable, Hashable {
 
     // MARK: - Decoding
 
-    public init(decoding bytes: [UInt8]) throws(DecodingError) {
+    package init(decoding bytes: [UInt8]) throws(DecodingError) {
         var reader = Reader(bytes: bytes)
         let version = try reader.byte()
         guard version == Self.formatVersion else { throw .unsupportedVersion(version) }

@@ -1,6 +1,7 @@
 import CourierCore
 import CourierTransport
 import Synchronization
+import CourierHTTP1
 
 /// Carries a streamed request's events from its execution to the one consumer, with backpressure: the
 /// execution waits while two events are unread, so a body is read from the socket only as fast as it is

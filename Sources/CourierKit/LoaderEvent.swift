@@ -64,7 +64,7 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
     public var kind: Kind
 
     /// An event (for tests and for observers that forward events of their own).
-    public init(request: UInt64, url: String, attempt: Int, at: ContinuousClock.Instant, kind: Kind) {
+    package init(request: UInt64, url: String, attempt: Int, at: ContinuousClock.Instant, kind: Kind) {
         self.request = request
         self.url = url
         self.attempt = attempt

@@ -2,10 +2,10 @@ import FoundationEssentials
 
 /// The one JSON encoding every `courier` output uses: sorted keys, pretty-printed, `/` unescaped, a final
 /// newline.
-public enum JSONOutput {
+package enum JSONOutput {
     /// Encodes `value`. Encoding plain `Codable` structs of strings and numbers cannot fail; if it ever did,
     /// that is a programming error.
-    public static func encode(_ value: some Encodable) -> String {
+    package static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         do {

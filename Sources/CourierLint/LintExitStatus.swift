@@ -1,5 +1,5 @@
 /// The exit status contract of `courier lint` (and of the other `courier` commands).
-public enum LintExitStatus: Int32, Hashable, Sendable, CaseIterable {
+package enum LintExitStatus: Int32, Hashable, Sendable, CaseIterable {
     /// No errors (warnings allowed unless `--strict`).
     case success = 0
     /// At least one error, or at least one warning under `--strict`.

@@ -1,8 +1,8 @@
 /// Why `courier lint` could not even start linting: a path that does not exist or cannot be read. These are
 /// usage or I/O errors (exit status 2), unlike diagnostics, which are findings about a policy's content.
-public struct LintInputError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct LintInputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public enum Kind: String, Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable {
         /// The path does not exist.
         case missingPath = "missing-path"
         /// The path exists but could not be listed or read.
@@ -15,21 +15,21 @@ public struct LintInputError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// What went wrong.
-    public var kind: Kind
+    package var kind: Kind
     /// The path the user gave (empty for ``Kind/noPaths``).
-    public var path: String
+    package var path: String
     /// Extra detail from the file system, if any.
-    public var detail: String?
+    package var detail: String?
 
     /// An input error of `kind` about `path`.
-    public init(_ kind: Kind, path: String, detail: String? = nil) {
+    package init(_ kind: Kind, path: String, detail: String? = nil) {
         self.kind = kind
         self.path = path
         self.detail = detail
     }
 
     /// A one-line message for standard error.
-    public var description: String {
+    package var description: String {
         switch kind {
         case .missingPath: return "no such file or directory: '\(path)'"
         case .unreadable: return "cannot read '\(path)'" + (detail.map { ": \($0)" } ?? "")

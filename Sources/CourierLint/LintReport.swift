@@ -1,16 +1,16 @@
 import CourierCore
 
 /// The outcome of linting a set of policy files: which files were read and every diagnostic, each once.
-public struct LintReport: Hashable, Sendable {
+package struct LintReport: Hashable, Sendable {
     /// Every file read: the roots that were linted and the files they include, each once, in the order first
     /// reached.
-    public private(set) var files: [String]
+    package private(set) var files: [String]
     /// Every diagnostic once, sorted by file, line, column, rule and message.
-    public private(set) var diagnostics: [Diagnostic]
+    package private(set) var diagnostics: [Diagnostic]
 
     /// Builds a report; duplicate files and diagnostics are dropped (an included file linted on its own and
     /// again through the file that includes it reports its problems twice).
-    public init(files: [String], diagnostics: [Diagnostic]) {
+    package init(files: [String], diagnostics: [Diagnostic]) {
         var seenFiles = Set<String>()
         self.files = files.filter { seenFiles.insert($0).inserted }
         var seen = Set<Diagnostic>()
@@ -18,19 +18,19 @@ public struct LintReport: Hashable, Sendable {
     }
 
     /// How many diagnostics are errors.
-    public var errorCount: Int { diagnostics.count { $0.severity == .error } }
+    package var errorCount: Int { diagnostics.count { $0.severity == .error } }
     /// How many diagnostics are warnings.
-    public var warningCount: Int { diagnostics.count { $0.severity == .warning } }
+    package var warningCount: Int { diagnostics.count { $0.severity == .warning } }
 
     /// 0 when there are no errors (and, under `strict`, no warnings either), else 1.
-    public func exitStatus(strict: Bool) -> LintExitStatus {
+    package func exitStatus(strict: Bool) -> LintExitStatus {
         if errorCount > 0 { return .failure }
         if strict && warningCount > 0 { return .failure }
         return .success
     }
 
     /// A one-line summary for people: `3 files: 1 error, 2 warnings`.
-    public var summary: String {
+    package var summary: String {
         func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
         return "\(plural(files.count, "file")): \(plural(errorCount, "error")), \(plural(warningCount, "warning"))"
     }
@@ -38,7 +38,7 @@ public struct LintReport: Hashable, Sendable {
     /// The same report with every path under `directory` made relative to it (forward slashes, no `./`);
     /// paths outside it stay as they are. SARIF wants repository-relative paths, and golden files must not
     /// depend on where the repository is checked out.
-    public func relativizingPaths(to directory: String) -> LintReport {
+    package func relativizingPaths(to directory: String) -> LintReport {
         var copy = self
         copy.files = files.map { PathRelativizer.relative($0, to: directory) }
         copy.diagnostics = diagnostics.map {

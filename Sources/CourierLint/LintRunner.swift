@@ -7,27 +7,27 @@ import CourierPolicy
 /// An included file that is also linted on its own reports its problems twice, once as a root and once
 /// through the file that includes it; ``LintReport`` keeps one copy. The report's file count covers every file
 /// read, includes too.
-public struct LintRunner: Sendable {
+package struct LintRunner: Sendable {
     /// Compiles each file (its registry decides which authoriser plugins are known).
-    public var compiler: PolicyCompiler
+    package var compiler: PolicyCompiler
     /// Expands the paths given on the command line.
-    public var finder: PolicyFileFinder
+    package var finder: PolicyFileFinder
 
     /// A runner with the built-in authoriser registry and default limits unless told otherwise.
-    public init(compiler: PolicyCompiler = PolicyCompiler(), finder: PolicyFileFinder = PolicyFileFinder()) {
+    package init(compiler: PolicyCompiler = PolicyCompiler(), finder: PolicyFileFinder = PolicyFileFinder()) {
         self.compiler = compiler
         self.finder = finder
     }
 
     /// Lints the files `paths` stand for (see ``PolicyFileFinder``). Throws, before linting anything, when a
     /// path does not exist or a directory cannot be read.
-    public func run(paths: [String]) throws(LintInputError) -> LintReport {
+    package func run(paths: [String]) throws(LintInputError) -> LintReport {
         lint(files: try finder.files(for: paths))
     }
 
     /// Lints exactly these files, each as a root. Paths in the report are cleaned lexically (`./a//b.yaml`
     /// becomes `a/b.yaml`), so the same file reached two ways is one file.
-    public func lint(files: [String]) -> LintReport {
+    package func lint(files: [String]) -> LintReport {
         var read: [String] = []
         var diagnostics: [Diagnostic] = []
         for file in files {

@@ -6,16 +6,16 @@ import FoundationEssentials
 /// stands for itself whatever its extension. Each file appears once, in the order first reached. Paths keep
 /// the spelling the user gave (`policies/` yields `policies/app.yaml`), so diagnostics read naturally.
 /// Symbolic links to directories are not followed, so a link cycle cannot make the search loop.
-public struct PolicyFileFinder: Sendable {
+package struct PolicyFileFinder: Sendable {
     /// File-name extensions that mark a policy file inside a directory (compared case-insensitively).
-    public static let extensions: Set<String> = ["yaml", "yml"]
+    package static let extensions: Set<String> = ["yaml", "yml"]
 
     /// A finder with the standard extensions.
-    public init() {}
+    package init() {}
 
     /// The files `paths` stand for; throws for a path that does not exist, a directory that cannot be read, or
     /// paths that hold no policy file at all.
-    public func files(for paths: [String]) throws(LintInputError) -> [String] {
+    package func files(for paths: [String]) throws(LintInputError) -> [String] {
         guard !paths.isEmpty else { throw LintInputError(.noPaths, path: "") }
         var seen = Set<String>()
         var result: [String] = []

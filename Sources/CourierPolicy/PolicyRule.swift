@@ -6,13 +6,13 @@ public import CourierCore
 /// Ids never change meaning once published; a retired rule keeps its id out of use.
 public struct PolicyRule: Sendable, Hashable {
     /// The stable kebab-case id diagnostics carry (`unknown-key`).
-    public var id: String
+    public package(set) var id: String
     /// The severity every diagnostic of this rule has.
-    public var severity: Diagnostic.Severity
+    public package(set) var severity: Diagnostic.Severity
     /// One sentence saying what the rule catches.
-    public var summary: String
+    public package(set) var summary: String
 
-    public init(id: String, severity: Diagnostic.Severity, summary: String) {
+    package init(id: String, severity: Diagnostic.Severity, summary: String) {
         self.id = id
         self.severity = severity
         self.summary = summary
@@ -24,124 +24,124 @@ public struct PolicyRule: Sendable, Hashable {
     // MARK: - Input and syntax (errors)
 
     /// `file-unreadable`: A policy file or an included file cannot be read.
-    public static let fileUnreadable = PolicyRule(id: "file-unreadable", severity: .error, summary: "A policy file or an included file cannot be read.")
+    package static let fileUnreadable = PolicyRule(id: "file-unreadable", severity: .error, summary: "A policy file or an included file cannot be read.")
     /// `file-too-large`: A file is larger than PolicyLimits.maxFileBytes.
-    public static let fileTooLarge = PolicyRule(id: "file-too-large", severity: .error, summary: "A file is larger than PolicyLimits.maxFileBytes.")
+    package static let fileTooLarge = PolicyRule(id: "file-too-large", severity: .error, summary: "A file is larger than PolicyLimits.maxFileBytes.")
     /// `invalid-encoding`: A file is not valid UTF-8 text (binary garbage, another encoding).
-    public static let invalidEncoding = PolicyRule(id: "invalid-encoding", severity: .error, summary: "A file is not valid UTF-8 text (binary garbage, another encoding).")
+    package static let invalidEncoding = PolicyRule(id: "invalid-encoding", severity: .error, summary: "A file is not valid UTF-8 text (binary garbage, another encoding).")
     /// `yaml-syntax`: The file is not well-formed YAML, or holds more than one document.
-    public static let yamlSyntax = PolicyRule(id: "yaml-syntax", severity: .error, summary: "The file is not well-formed YAML, or holds more than one document.")
+    package static let yamlSyntax = PolicyRule(id: "yaml-syntax", severity: .error, summary: "The file is not well-formed YAML, or holds more than one document.")
     /// `nesting-too-deep`: Mappings and sequences nest deeper than PolicyLimits.maxDepth.
-    public static let nestingTooDeep = PolicyRule(id: "nesting-too-deep", severity: .error, summary: "Mappings and sequences nest deeper than PolicyLimits.maxDepth.")
+    package static let nestingTooDeep = PolicyRule(id: "nesting-too-deep", severity: .error, summary: "Mappings and sequences nest deeper than PolicyLimits.maxDepth.")
     /// `too-many-nodes`: The document expands (aliases counted at every use) to more than PolicyLimits.maxNodes nodes.
-    public static let tooManyNodes = PolicyRule(id: "too-many-nodes", severity: .error, summary: "The document expands (aliases counted at every use) to more than PolicyLimits.maxNodes nodes.")
+    package static let tooManyNodes = PolicyRule(id: "too-many-nodes", severity: .error, summary: "The document expands (aliases counted at every use) to more than PolicyLimits.maxNodes nodes.")
     /// `too-many-includes`: A compilation reads more than PolicyLimits.maxIncludes files.
-    public static let tooManyIncludes = PolicyRule(id: "too-many-includes", severity: .error, summary: "A compilation reads more than PolicyLimits.maxIncludes files.")
+    package static let tooManyIncludes = PolicyRule(id: "too-many-includes", severity: .error, summary: "A compilation reads more than PolicyLimits.maxIncludes files.")
     /// `duplicate-key`: A mapping has the same key twice (reported at the second).
-    public static let duplicateKey = PolicyRule(id: "duplicate-key", severity: .error, summary: "A mapping has the same key twice (reported at the second).")
+    package static let duplicateKey = PolicyRule(id: "duplicate-key", severity: .error, summary: "A mapping has the same key twice (reported at the second).")
 
     // MARK: - Structure (errors)
 
     /// `missing-version`: A file does not say 'version: 1'.
-    public static let missingVersion = PolicyRule(id: "missing-version", severity: .error, summary: "A file does not say 'version: 1'.")
+    package static let missingVersion = PolicyRule(id: "missing-version", severity: .error, summary: "A file does not say 'version: 1'.")
     /// `unsupported-version`: A file declares a language version other than 1.
-    public static let unsupportedVersion = PolicyRule(id: "unsupported-version", severity: .error, summary: "A file declares a language version other than 1.")
+    package static let unsupportedVersion = PolicyRule(id: "unsupported-version", severity: .error, summary: "A file declares a language version other than 1.")
     /// `unknown-key`: A key the language does not have (with a did-you-mean suggestion).
-    public static let unknownKey = PolicyRule(id: "unknown-key", severity: .error, summary: "A key the language does not have (with a did-you-mean suggestion).")
+    package static let unknownKey = PolicyRule(id: "unknown-key", severity: .error, summary: "A key the language does not have (with a did-you-mean suggestion).")
     /// `wrong-type`: A value has the wrong YAML type (e.g. a list where a mapping belongs, or a bare number where a duration belongs).
-    public static let wrongType = PolicyRule(id: "wrong-type", severity: .error, summary: "A value has the wrong YAML type (e.g. a list where a mapping belongs, or a bare number where a duration belongs).")
+    package static let wrongType = PolicyRule(id: "wrong-type", severity: .error, summary: "A value has the wrong YAML type (e.g. a list where a mapping belongs, or a bare number where a duration belongs).")
     /// `invalid-value`: A value is outside what its key accepts (scheme, multiplier, ratio, header name...).
-    public static let invalidValue = PolicyRule(id: "invalid-value", severity: .error, summary: "A value is outside what its key accepts (scheme, multiplier, ratio, header name...).")
+    package static let invalidValue = PolicyRule(id: "invalid-value", severity: .error, summary: "A value is outside what its key accepts (scheme, multiplier, ratio, header name...).")
     /// `invalid-duration`: A duration is malformed (write 250ms, 5s, 2m, 1h).
-    public static let invalidDuration = PolicyRule(id: "invalid-duration", severity: .error, summary: "A duration is malformed (write 250ms, 5s, 2m, 1h).")
+    package static let invalidDuration = PolicyRule(id: "invalid-duration", severity: .error, summary: "A duration is malformed (write 250ms, 5s, 2m, 1h).")
     /// `invalid-size`: A size is malformed (write 512KiB, 10MiB, 1GiB).
-    public static let invalidSize = PolicyRule(id: "invalid-size", severity: .error, summary: "A size is malformed (write 512KiB, 10MiB, 1GiB).")
+    package static let invalidSize = PolicyRule(id: "invalid-size", severity: .error, summary: "A size is malformed (write 512KiB, 10MiB, 1GiB).")
     /// `invalid-rate`: A rate or burst is not a positive number.
-    public static let invalidRate = PolicyRule(id: "invalid-rate", severity: .error, summary: "A rate or burst is not a positive number.")
+    package static let invalidRate = PolicyRule(id: "invalid-rate", severity: .error, summary: "A rate or burst is not a positive number.")
     /// `invalid-secret-reference`: A malformed ${env:NAME} or ${file:path} reference.
-    public static let invalidSecretReference = PolicyRule(id: "invalid-secret-reference", severity: .error, summary: "A malformed ${env:NAME} or ${file:path} reference.")
+    package static let invalidSecretReference = PolicyRule(id: "invalid-secret-reference", severity: .error, summary: "A malformed ${env:NAME} or ${file:path} reference.")
 
     // MARK: - Includes and names (errors)
 
     /// `include-missing`: An included file does not exist.
-    public static let includeMissing = PolicyRule(id: "include-missing", severity: .error, summary: "An included file does not exist.")
+    package static let includeMissing = PolicyRule(id: "include-missing", severity: .error, summary: "An included file does not exist.")
     /// `include-cycle`: Files include each other in a cycle.
-    public static let includeCycle = PolicyRule(id: "include-cycle", severity: .error, summary: "Files include each other in a cycle.")
+    package static let includeCycle = PolicyRule(id: "include-cycle", severity: .error, summary: "Files include each other in a cycle.")
     /// `duplicate-service`: Two services have the same name (across all included files).
-    public static let duplicateService = PolicyRule(id: "duplicate-service", severity: .error, summary: "Two services have the same name (across all included files).")
+    package static let duplicateService = PolicyRule(id: "duplicate-service", severity: .error, summary: "Two services have the same name (across all included files).")
     /// `duplicate-authoriser`: Two authorisers have the same name (across all included files).
-    public static let duplicateAuthoriser = PolicyRule(id: "duplicate-authoriser", severity: .error, summary: "Two authorisers have the same name (across all included files).")
+    package static let duplicateAuthoriser = PolicyRule(id: "duplicate-authoriser", severity: .error, summary: "Two authorisers have the same name (across all included files).")
 
     // MARK: - Retry (errors)
 
     /// `invalid-max-attempts`: retry.max-attempts is less than 1 or more than 100.
-    public static let invalidMaxAttempts = PolicyRule(id: "invalid-max-attempts", severity: .error, summary: "retry.max-attempts is less than 1 or more than 100.")
+    package static let invalidMaxAttempts = PolicyRule(id: "invalid-max-attempts", severity: .error, summary: "retry.max-attempts is less than 1 or more than 100.")
     /// `backoff-initial-exceeds-max`: retry.backoff.initial is longer than retry.backoff.max.
-    public static let backoffInitialExceedsMax = PolicyRule(id: "backoff-initial-exceeds-max", severity: .error, summary: "retry.backoff.initial is longer than retry.backoff.max.")
+    package static let backoffInitialExceedsMax = PolicyRule(id: "backoff-initial-exceeds-max", severity: .error, summary: "retry.backoff.initial is longer than retry.backoff.max.")
     /// `unknown-jitter`: retry.backoff.jitter is not none, full, equal or decorrelated.
-    public static let unknownJitter = PolicyRule(id: "unknown-jitter", severity: .error, summary: "retry.backoff.jitter is not none, full, equal or decorrelated.")
+    package static let unknownJitter = PolicyRule(id: "unknown-jitter", severity: .error, summary: "retry.backoff.jitter is not none, full, equal or decorrelated.")
     /// `invalid-retry-condition`: A retry.on entry is not connect-error, timeout, connection-lost or a status 100-599.
-    public static let invalidRetryCondition = PolicyRule(id: "invalid-retry-condition", severity: .error, summary: "A retry.on entry is not connect-error, timeout, connection-lost or a status 100-599.")
+    package static let invalidRetryCondition = PolicyRule(id: "invalid-retry-condition", severity: .error, summary: "A retry.on entry is not connect-error, timeout, connection-lost or a status 100-599.")
     /// `invalid-method`: A retry.methods entry is not an HTTP method token.
-    public static let invalidMethod = PolicyRule(id: "invalid-method", severity: .error, summary: "A retry.methods entry is not an HTTP method token.")
+    package static let invalidMethod = PolicyRule(id: "invalid-method", severity: .error, summary: "A retry.methods entry is not an HTTP method token.")
 
     // MARK: - Authorisers (errors)
 
     /// `unknown-authoriser`: A service names an authoriser no file declares.
-    public static let unknownAuthoriser = PolicyRule(id: "unknown-authoriser", severity: .error, summary: "A service names an authoriser no file declares.")
+    package static let unknownAuthoriser = PolicyRule(id: "unknown-authoriser", severity: .error, summary: "A service names an authoriser no file declares.")
     /// `unknown-plugin`: An authoriser's plugin type is not in the plugin registry.
-    public static let unknownPlugin = PolicyRule(id: "unknown-plugin", severity: .error, summary: "An authoriser's plugin type is not in the plugin registry.")
+    package static let unknownPlugin = PolicyRule(id: "unknown-plugin", severity: .error, summary: "An authoriser's plugin type is not in the plugin registry.")
     /// `unknown-setting`: An authoriser setting its plugin type does not accept.
-    public static let unknownSetting = PolicyRule(id: "unknown-setting", severity: .error, summary: "An authoriser setting its plugin type does not accept.")
+    package static let unknownSetting = PolicyRule(id: "unknown-setting", severity: .error, summary: "An authoriser setting its plugin type does not accept.")
     /// `missing-setting`: An authoriser lacks a setting its plugin type requires.
-    public static let missingSetting = PolicyRule(id: "missing-setting", severity: .error, summary: "An authoriser lacks a setting its plugin type requires.")
+    package static let missingSetting = PolicyRule(id: "missing-setting", severity: .error, summary: "An authoriser lacks a setting its plugin type requires.")
     /// `invalid-setting`: An authoriser setting has the wrong type or fails its plugin's checks.
-    public static let invalidSetting = PolicyRule(id: "invalid-setting", severity: .error, summary: "An authoriser setting has the wrong type or fails its plugin's checks.")
+    package static let invalidSetting = PolicyRule(id: "invalid-setting", severity: .error, summary: "An authoriser setting has the wrong type or fails its plugin's checks.")
 
     // MARK: - Hosts and routes (errors)
 
     /// `invalid-host-pattern`: A host or host pattern is malformed.
-    public static let invalidHostPattern = PolicyRule(id: "invalid-host-pattern", severity: .error, summary: "A host or host pattern is malformed.")
+    package static let invalidHostPattern = PolicyRule(id: "invalid-host-pattern", severity: .error, summary: "A host or host pattern is malformed.")
     /// `service-without-hosts`: A service claims no hosts, so no request can reach it.
-    public static let serviceWithoutHosts = PolicyRule(id: "service-without-hosts", severity: .error, summary: "A service claims no hosts, so no request can reach it.")
+    package static let serviceWithoutHosts = PolicyRule(id: "service-without-hosts", severity: .error, summary: "A service claims no hosts, so no request can reach it.")
     /// `host-claimed-twice`: Two services (or one service twice) claim the same host pattern.
-    public static let hostClaimedTwice = PolicyRule(id: "host-claimed-twice", severity: .error, summary: "Two services (or one service twice) claim the same host pattern.")
+    package static let hostClaimedTwice = PolicyRule(id: "host-claimed-twice", severity: .error, summary: "Two services (or one service twice) claim the same host pattern.")
     /// `invalid-fallback`: A fallback address is malformed.
-    public static let invalidFallback = PolicyRule(id: "invalid-fallback", severity: .error, summary: "A fallback address is malformed.")
+    package static let invalidFallback = PolicyRule(id: "invalid-fallback", severity: .error, summary: "A fallback address is malformed.")
     /// `fallback-cycle`: Fallback lists lead back to the host they stand in for.
-    public static let fallbackCycle = PolicyRule(id: "fallback-cycle", severity: .error, summary: "Fallback lists lead back to the host they stand in for.")
+    package static let fallbackCycle = PolicyRule(id: "fallback-cycle", severity: .error, summary: "Fallback lists lead back to the host they stand in for.")
     /// `invalid-endpoint`: A rate-limit endpoint key does not start with '/'.
-    public static let invalidEndpoint = PolicyRule(id: "invalid-endpoint", severity: .error, summary: "A rate-limit endpoint key does not start with '/'.")
+    package static let invalidEndpoint = PolicyRule(id: "invalid-endpoint", severity: .error, summary: "A rate-limit endpoint key does not start with '/'.")
 
     // MARK: - TLS (errors)
 
     /// `invalid-pin`: A TLS pin is not sha256/<base64 of 32 bytes>.
-    public static let invalidPin = PolicyRule(id: "invalid-pin", severity: .error, summary: "A TLS pin is not sha256/<base64 of 32 bytes>.")
+    package static let invalidPin = PolicyRule(id: "invalid-pin", severity: .error, summary: "A TLS pin is not sha256/<base64 of 32 bytes>.")
     /// `invalid-tls-version`: tls.min-version is not "1.2" or "1.3".
-    public static let invalidTLSVersion = PolicyRule(id: "invalid-tls-version", severity: .error, summary: "tls.min-version is not \"1.2\" or \"1.3\".")
+    package static let invalidTLSVersion = PolicyRule(id: "invalid-tls-version", severity: .error, summary: "tls.min-version is not \"1.2\" or \"1.3\".")
     /// `ca-file-missing`: tls.ca-file names a file that does not exist.
-    public static let caFileMissing = PolicyRule(id: "ca-file-missing", severity: .error, summary: "tls.ca-file names a file that does not exist.")
+    package static let caFileMissing = PolicyRule(id: "ca-file-missing", severity: .error, summary: "tls.ca-file names a file that does not exist.")
 
     // MARK: - Warnings
 
     /// `credentials-over-http`: An authoriser serves a plain-http service.
-    public static let credentialsOverHTTP = PolicyRule(id: "credentials-over-http", severity: .warning, summary: "An authoriser serves a plain-http service.")
+    package static let credentialsOverHTTP = PolicyRule(id: "credentials-over-http", severity: .warning, summary: "An authoriser serves a plain-http service.")
     /// `secret-literal`: A secret setting holds a literal value instead of ${env:...} or ${file:...}.
-    public static let secretLiteral = PolicyRule(id: "secret-literal", severity: .warning, summary: "A secret setting holds a literal value instead of ${env:...} or ${file:...}.")
+    package static let secretLiteral = PolicyRule(id: "secret-literal", severity: .warning, summary: "A secret setting holds a literal value instead of ${env:...} or ${file:...}.")
     /// `non-idempotent-retry`: Retries are enabled for a non-idempotent method without an idempotency key.
-    public static let nonIdempotentRetry = PolicyRule(id: "non-idempotent-retry", severity: .warning, summary: "Retries are enabled for a non-idempotent method without an idempotency key.")
+    package static let nonIdempotentRetry = PolicyRule(id: "non-idempotent-retry", severity: .warning, summary: "Retries are enabled for a non-idempotent method without an idempotency key.")
     /// `unbounded-backoff`: A retry curve has no finite backoff.max.
-    public static let unboundedBackoff = PolicyRule(id: "unbounded-backoff", severity: .warning, summary: "A retry curve has no finite backoff.max.")
+    package static let unboundedBackoff = PolicyRule(id: "unbounded-backoff", severity: .warning, summary: "A retry curve has no finite backoff.max.")
     /// `unreachable-rule`: A rule that can never match or never take effect.
-    public static let unreachableRule = PolicyRule(id: "unreachable-rule", severity: .warning, summary: "A rule that can never match or never take effect.")
+    package static let unreachableRule = PolicyRule(id: "unreachable-rule", severity: .warning, summary: "A rule that can never match or never take effect.")
     /// `unused-authoriser`: An authoriser no service uses.
-    public static let unusedAuthoriser = PolicyRule(id: "unused-authoriser", severity: .warning, summary: "An authoriser no service uses.")
+    package static let unusedAuthoriser = PolicyRule(id: "unused-authoriser", severity: .warning, summary: "An authoriser no service uses.")
     /// `single-pin`: TLS pinning with one pin and no backup pin.
-    public static let singlePin = PolicyRule(id: "single-pin", severity: .warning, summary: "TLS pinning with one pin and no backup pin.")
+    package static let singlePin = PolicyRule(id: "single-pin", severity: .warning, summary: "TLS pinning with one pin and no backup pin.")
     /// `retry-exceeds-timeout`: The retry curve's worst case does not fit timeouts.total, or connect > total.
-    public static let retryExceedsTimeout = PolicyRule(id: "retry-exceeds-timeout", severity: .warning, summary: "The retry curve's worst case does not fit timeouts.total, or connect > total.")
+    package static let retryExceedsTimeout = PolicyRule(id: "retry-exceeds-timeout", severity: .warning, summary: "The retry curve's worst case does not fit timeouts.total, or connect > total.")
     /// `too-many-diagnostics`: A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.
-    public static let tooManyDiagnostics = PolicyRule(id: "too-many-diagnostics", severity: .warning, summary: "A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.")
+    package static let tooManyDiagnostics = PolicyRule(id: "too-many-diagnostics", severity: .warning, summary: "A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.")
 
     /// Every rule, in catalogue order.
     public static let all: [PolicyRule] = [

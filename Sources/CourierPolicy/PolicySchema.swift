@@ -1,11 +1,11 @@
-public import CourierCore
+import CourierCore
 
 /// The JSON Schema of the policy language, for editors (yaml-language-server) and `courier schema`.
-public enum PolicySchema {
+package enum PolicySchema {
     /// JSON Schema (draft-07, which yaml-language-server handles fully) of the language, generated from the
     /// same key tables the compiler uses; authoriser `settings` are checked per `plugin` type (if/then on
     /// `plugin`) from the registry's descriptors.
-    public static func jsonSchema(registry: AuthoriserRegistry = .builtIn) -> String {
+    package static func jsonSchema(registry: AuthoriserRegistry = .builtIn) -> String {
         SchemaWriter(registry: registry).document()
     }
 }

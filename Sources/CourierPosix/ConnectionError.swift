@@ -2,9 +2,9 @@
 ///
 /// System-call failures during reads and writes (`ECONNRESET`, `EPIPE`, ...) are thrown as
 /// ``SystemCallError``; cancellation is thrown as `CancellationError`.
-public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure, without payload (stable for metrics and exit-code tables).
-    public enum Kind: String, Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable {
         /// Every address was tried and each attempt failed; see ``ConnectionError/attempts``.
         case connectFailed = "connect-failed"
         /// No attempt completed within the connect timeout.
@@ -34,25 +34,25 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
     private let code: Code
 
     /// Every attempt failed.
-    public static func connectFailed(_ attempts: [ConnectAttemptFailure]) -> ConnectionError {
+    package static func connectFailed(_ attempts: [ConnectAttemptFailure]) -> ConnectionError {
         ConnectionError(code: .connectFailed(attempts))
     }
 
     /// The connect timeout passed; `attempts` lists the attempts that failed before it did.
-    public static func connectTimeout(_ timeout: Duration, attempts: [ConnectAttemptFailure] = []) -> ConnectionError {
+    package static func connectTimeout(_ timeout: Duration, attempts: [ConnectAttemptFailure] = []) -> ConnectionError {
         ConnectionError(code: .connectTimeout(timeout, attempts))
     }
 
     /// Nothing to connect to.
-    public static let noAddresses = ConnectionError(code: .noAddresses)
+    package static let noAddresses = ConnectionError(code: .noAddresses)
     /// The connection is closed.
-    public static let closed = ConnectionError(code: .closed)
+    package static let closed = ConnectionError(code: .closed)
 
     /// A read waited longer than `timeout`.
-    public static func readTimeout(_ timeout: Duration) -> ConnectionError { ConnectionError(code: .readTimeout(timeout)) }
+    package static func readTimeout(_ timeout: Duration) -> ConnectionError { ConnectionError(code: .readTimeout(timeout)) }
 
     /// A write waited longer than `timeout`.
-    public static func writeTimeout(_ timeout: Duration) -> ConnectionError {
+    package static func writeTimeout(_ timeout: Duration) -> ConnectionError {
         ConnectionError(code: .writeTimeout(timeout))
     }
 
@@ -62,7 +62,7 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The kind of failure.
-    public var kind: Kind {
+    package var kind: Kind {
         switch code {
         case .connectFailed: .connectFailed
         case .connectTimeout: .connectTimeout
@@ -75,14 +75,14 @@ public struct ConnectionError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The failed connection attempts, one per address tried (empty for other kinds).
-    public var attempts: [ConnectAttemptFailure] {
+    package var attempts: [ConnectAttemptFailure] {
         switch code {
         case .connectFailed(let attempts), .connectTimeout(_, let attempts): attempts
         default: []
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .connectFailed(let attempts):
             if attempts.count == 1 { return "connect to \(attempts[0])" }

@@ -10,7 +10,7 @@ import CourierCore
 /// becomes the `epoll_wait` timeout.
 ///
 /// Loops are created and shut down by an ``EventLoopGroup``.
-public final class EventLoop: Sendable, CustomStringConvertible {
+package final class EventLoop: Sendable, CustomStringConvertible {
     typealias Work = @Sendable () -> Void
 
     /// One item of the loop's run queue: a closure, or a Swift task job when the loop is used as a
@@ -50,7 +50,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     }
 
     /// Position of this loop in its group.
-    public let index: Int
+    package let index: Int
     let selector: PlatformSelector
     private let state = Mutex(State())
     /// Uses of the selector's descriptors under way on any thread (a wake-up's eventfd write, an `epoll_ctl`),
@@ -79,13 +79,13 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     // MARK: - Running work
 
     /// True when called on this loop's thread.
-    public var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         let current = threadID.load(ordering: .relaxed)
         return current != 0 && current == UInt(Syscall.currentThread())
     }
 
     /// Runs `work` on the loop thread soon. Work submitted after shut-down is dropped.
-    public func execute(_ work: @escaping @Sendable () -> Void) {
+    package func execute(_ work: @escaping @Sendable () -> Void) {
         let wake = state.withLock { state -> Bool in
             guard case .running = state.lifecycle else { return false }
             state.work.append(.closure(work))
@@ -97,7 +97,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     /// Runs `work` on the loop thread and returns its result.
     ///
     /// - Throws: ``EventLoopError/shutDown`` if the loop no longer runs work, or what `work` throws.
-    public func submit<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func submit<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
             let accepted = state.withLock { state -> (accepted: Bool, wake: Bool) in
                 guard case .running = state.lifecycle else { return (false, false) }
@@ -113,7 +113,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     ///
     /// - Returns: an id for ``cancelTimer(_:)``.
     @discardableResult
-    public func scheduleTimer(at deadline: Deadline, _ work: @escaping @Sendable () -> Void) -> TimerID {
+    package func scheduleTimer(at deadline: Deadline, _ work: @escaping @Sendable () -> Void) -> TimerID {
         let (id, wake) = state.withLock { state -> (UInt64, Bool) in
             guard case .running = state.lifecycle else { return (0, false) }
             let id = state.timers.schedule(at: deadline, work)
@@ -128,7 +128,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 
     /// Runs `work` on the loop thread after `delay`.
     @discardableResult
-    public func scheduleTimer(in delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
+    package func scheduleTimer(in delay: Duration, _ work: @escaping @Sendable () -> Void) -> TimerID {
         scheduleTimer(at: .now() + delay, work)
     }
 
@@ -136,7 +136,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     ///
     /// - Returns: false when the timer already fired (or is firing) or was cancelled before.
     @discardableResult
-    public func cancelTimer(_ id: TimerID) -> Bool {
+    package func cancelTimer(_ id: TimerID) -> Bool {
         state.withLock { $0.timers.cancel(id.rawValue) }
     }
 
@@ -402,7 +402,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
     let pauseBeforeRegistering = Atomic<Int>(0)
     let pauseBeforeClosingSelector = Atomic<Int>(0)
 
-    public var description: String { "EventLoop(\(index))" }
+    package var description: String { "EventLoop(\(index))" }
 }
 
 /// An event loop is a task executor: inside `withTaskExecutorPreference(loop) { ... }` a task's code runs on
@@ -410,7 +410,7 @@ public final class EventLoop: Sendable, CustomStringConvertible {
 /// second thread. Code run this way must not block (no long computations, no blocking calls): it holds up
 /// every connection on the loop.
 extension EventLoop: TaskExecutor {
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         enqueueJob(UnownedJob(job))
     }
 }

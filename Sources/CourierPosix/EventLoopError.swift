@@ -1,5 +1,5 @@
 /// An ``EventLoop`` could not take the work it was given.
-public struct EventLoopError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct EventLoopError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case shutDown
     }
@@ -7,9 +7,9 @@ public struct EventLoopError: Error, Hashable, Sendable, CustomStringConvertible
     private let code: Code
 
     /// The loop has been shut down and runs nothing more.
-    public static let shutDown = EventLoopError(code: .shutDown)
+    package static let shutDown = EventLoopError(code: .shutDown)
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .shutDown: "the event loop has been shut down"
         }

@@ -11,14 +11,14 @@ import CourierCore
 /// connection.close()
 /// group.shutdown()
 /// ```
-public final class EventLoopGroup: Sendable {
+package final class EventLoopGroup: Sendable {
     /// The loops, in creation order.
-    public let loops: [EventLoop]
+    package let loops: [EventLoop]
     private let threads: Mutex<[pthread_t]>
     private let cursor = Atomic<Int>(0)
 
     /// A process-wide group with one loop, started on first use and never shut down.
-    public static let shared: EventLoopGroup = {
+    package static let shared: EventLoopGroup = {
         do {
             return try EventLoopGroup(threads: 1, namePrefix: "courier-shared")
         } catch {
@@ -30,7 +30,7 @@ public final class EventLoopGroup: Sendable {
     /// a kernel that refuses `batch` leaves the threads as they were).
     ///
     /// - Throws: ``SystemCallError`` when epoll, eventfd or a thread cannot be created.
-    public init(
+    package init(
         threads: Int = 1, namePrefix: String = "courier-loop", scheduling: EventLoopThreadScheduling = .adaptive
     ) throws(SystemCallError) {
         precondition(threads >= 1, "an EventLoopGroup needs at least one thread")
@@ -52,13 +52,13 @@ public final class EventLoopGroup: Sendable {
     }
 
     /// The next loop, round-robin.
-    public func next() -> EventLoop {
+    package func next() -> EventLoop {
         let index = cursor.wrappingAdd(1, ordering: .relaxed).oldValue
         return loops[index % loops.count]
     }
 
     /// The loop whose thread is the caller's, if any.
-    public var current: EventLoop? {
+    package var current: EventLoop? {
         loops.first { $0.inEventLoop }
     }
 
@@ -66,7 +66,7 @@ public final class EventLoopGroup: Sendable {
     ///
     /// Descriptors still registered are closed and their waiters fail with ``ConnectionError/closed``.
     /// Calling it again does nothing. Must not be called from one of the group's own loops.
-    public func shutdown() {
+    package func shutdown() {
         precondition(current == nil, "EventLoopGroup.shutdown() called on one of its own loops (it would deadlock)")
         let toJoin = threads.withLock { threads -> [pthread_t] in
             defer { threads.removeAll() }
@@ -78,7 +78,7 @@ public final class EventLoopGroup: Sendable {
     }
 
     /// ``shutdown()`` without blocking the caller's executor thread: the joins happen on a helper thread.
-    public func shutdownGracefully() async {
+    package func shutdownGracefully() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             do {
                 let thread = try Syscall.startThread(name: "courier-shutdown") { [self] in

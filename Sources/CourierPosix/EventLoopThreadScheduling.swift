@@ -1,5 +1,5 @@
 /// How the kernel schedules an ``EventLoopGroup``'s threads against the other threads on their core.
-public enum EventLoopThreadScheduling: Sendable, Hashable {
+package enum EventLoopThreadScheduling: Sendable, Hashable {
     /// The ordinary policy (`SCHED_OTHER`): a loop thread that wakes for new readiness may preempt the thread
     /// running on its core at once. The lowest latency when that core is busy with other work.
     case normal

@@ -6,23 +6,23 @@ import CourierCore
 /// Closing twice is harmless (the second call does nothing), so a descriptor number is never closed after
 /// the kernel may have handed it to someone else. Dropping the last reference to a descriptor that is
 /// still open is a leak: debug builds stop with an assertion naming the descriptor.
-public final class FileDescriptor: Sendable, CustomStringConvertible {
+package final class FileDescriptor: Sendable, CustomStringConvertible {
     /// The descriptor number. Valid only while ``isOpen``.
-    public let rawValue: Int32
+    package let rawValue: Int32
     private let open: Atomic<Bool>
 
     /// Takes ownership of `rawValue`, which must be open.
-    public init(takingOwnershipOf rawValue: Int32) {
+    package init(takingOwnershipOf rawValue: Int32) {
         precondition(rawValue >= 0, "invalid file descriptor \(rawValue)")
         self.rawValue = rawValue
         self.open = Atomic(true)
     }
 
     /// True until ``close()`` has been called.
-    public var isOpen: Bool { open.load(ordering: .acquiring) }
+    package var isOpen: Bool { open.load(ordering: .acquiring) }
 
     /// Closes the descriptor if it is still open. Safe to call from any thread, any number of times.
-    public func close() {
+    package func close() {
         guard open.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged
         else { return }
         do {
@@ -33,7 +33,7 @@ public final class FileDescriptor: Sendable, CustomStringConvertible {
     }
 
     /// Runs `body` with the descriptor number, or throws `EBADF` if it was already closed.
-    public func withUnsafeDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
+    package func withUnsafeDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
         guard isOpen else { throw SystemCallError(call: "use of closed descriptor", errno: 9 /* EBADF */) }
         return try body(rawValue)
     }
@@ -43,5 +43,5 @@ public final class FileDescriptor: Sendable, CustomStringConvertible {
         if open.load(ordering: .acquiring) { try? Syscall.close(rawValue) }
     }
 
-    public var description: String { "FileDescriptor(\(rawValue)\(isOpen ? "" : ", closed"))" }
+    package var description: String { "FileDescriptor(\(rawValue)\(isOpen ? "" : ", closed"))" }
 }

@@ -2,7 +2,7 @@
 ///
 /// `wouldBlock` is not an error: the descriptor is not ready (`EAGAIN`/`EWOULDBLOCK`, or `EINPROGRESS` for
 /// `connect`). The caller waits for readiness through the event loop and tries again.
-public enum IOResult<T> {
+package enum IOResult<T> {
     /// The call could not make progress without blocking.
     case wouldBlock
     /// The call completed with this value.

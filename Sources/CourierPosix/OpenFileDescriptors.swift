@@ -1,9 +1,9 @@
 /// Counts this process's open file descriptors (the entries of `/proc/self/fd`), for leak tests.
-public enum OpenFileDescriptors {
+package enum OpenFileDescriptors {
     /// The number of descriptors open right now.
     ///
     /// - Throws: ``SystemCallError`` when `/proc/self/fd` cannot be read (no procfs).
-    public static func count() throws -> Int {
+    package static func count() throws -> Int {
         try Syscall.countOpenDescriptors(notOnDisk: false)
     }
 
@@ -12,7 +12,7 @@ public enum OpenFileDescriptors {
     /// (a record store's lock files, a test writing fixtures) opens and closes files meanwhile.
     ///
     /// - Throws: ``SystemCallError`` when `/proc/self/fd` cannot be read (no procfs).
-    public static func countNotOnDisk() throws -> Int {
+    package static func countNotOnDisk() throws -> Int {
         try Syscall.countOpenDescriptors(notOnDisk: true)
     }
 }

@@ -5,18 +5,18 @@ import CourierCore
 /// Name resolution failed: `getaddrinfo` returned an `EAI_*` code, or the answer held no usable address.
 ///
 /// Its description reads `resolving 'nope.invalid' failed: (-2) Name or service not known`.
-public struct ResolveError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ResolveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `EAI_*` code (negative on glibc), or 0 when the lookup succeeded but held no TCP address.
-    public let code: Int32
+    package let code: Int32
     /// For `EAI_SYSTEM`, the `errno` behind it; otherwise 0.
-    public let errno: Int32
+    package let errno: Int32
     /// The resolver's message for `code` (`gai_strerror`), or a description of the problem.
-    public let message: String
+    package let message: String
     /// The host name that was looked up.
-    public let host: String
+    package let host: String
 
     /// Creates an error with an explicit message.
-    public init(code: Int32, errno: Int32 = 0, message: String, host: String) {
+    package init(code: Int32, errno: Int32 = 0, message: String, host: String) {
         self.code = code
         self.errno = errno
         self.message = message
@@ -33,7 +33,7 @@ public struct ResolveError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when the name does not exist (`EAI_NONAME`, or `EAI_NODATA` where defined).
-    public var isNameNotFound: Bool { code == EAI_NONAME || code == -5 /* EAI_NODATA on glibc */ }
+    package var isNameNotFound: Bool { code == EAI_NONAME || code == -5 /* EAI_NODATA on glibc */ }
 
     /// The answer held no IPv4 or IPv6 stream address.
     static func noAddresses(host: String) -> ResolveError {
@@ -45,7 +45,7 @@ public struct ResolveError: Error, Hashable, Sendable, CustomStringConvertible {
         ResolveError(code: EAI_NONAME, message: "invalid host name: \(reason)", host: host)
     }
 
-    public var description: String {
+    package var description: String {
         "resolving '\(host)' failed: (\(code)) \(message)"
     }
 }

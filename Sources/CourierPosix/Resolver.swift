@@ -9,16 +9,16 @@ import CourierCore
 /// - The pool starts threads on demand up to `maxThreads`; idle threads exit after 10 seconds.
 /// - Cancelling the waiting task resumes it at once with `CancellationError`; the lookup itself cannot be
 ///   interrupted and finishes in the background, its answer discarded.
-public final class Resolver: Sendable {
+package final class Resolver: Sendable {
     typealias Lookup = @Sendable (String, Int) throws(ResolveError) -> [SocketAddress]
 
     /// A process-wide resolver with up to 4 threads.
-    public static let shared = Resolver()
+    package static let shared = Resolver()
 
     private let pool: ResolverPool
 
     /// Creates a resolver with its own thread pool.
-    public init(maxThreads: Int = 4) {
+    package init(maxThreads: Int = 4) {
         precondition(maxThreads >= 1, "a Resolver needs at least one thread")
         pool = ResolverPool(maxThreads: maxThreads) { host, port throws(ResolveError) in
             try Syscall.getaddrinfo(host: host, port: port)
@@ -36,7 +36,7 @@ public final class Resolver: Sendable {
     ///   - host: a host name or IP literal (IPv6 with or without brackets).
     ///   - port: 0...65535.
     /// - Throws: ``ResolveError`` (with the `EAI_*` code, message and host) or `CancellationError`.
-    public func resolve(host: String, port: Int) async throws -> [SocketAddress] {
+    package func resolve(host: String, port: Int) async throws -> [SocketAddress] {
         guard (0...65535).contains(port) else {
             throw ResolveError(code: EAI_SERVICE, message: "port \(port) is out of range", host: host)
         }

@@ -4,9 +4,9 @@ import Glibc
 /// An IPv4 or IPv6 address with a port: what `connect`, `bind` and `getaddrinfo` deal in.
 ///
 /// Its description is `127.0.0.1:80` or `[::1]:80`.
-public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The address family.
-    public enum Family: Hashable, Sendable {
+    package enum Family: Hashable, Sendable {
         case ipv4
         case ipv6
     }
@@ -21,7 +21,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     private var storage: Storage
 
     /// Parses an IP literal (`127.0.0.1`, `::1`, `[::1]`); nil for anything else or a port outside 0...65535.
-    public init?(ipAddress: String, port: Int) {
+    package init?(ipAddress: String, port: Int) {
         guard (0...65535).contains(port), !ipAddress.utf8.contains(0) else { return nil }
         var text = Substring(ipAddress)
         if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
@@ -63,20 +63,20 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// IPv4 or IPv6.
-    public var family: Family {
+    package var family: Family {
         if case .v4 = storage { return .ipv4 }
         return .ipv6
     }
 
     /// The port number.
-    public var port: Int {
+    package var port: Int {
         switch storage {
         case .v4(_, let port), .v6(_, _, let port, _): Int(port)
         }
     }
 
     /// The same address with another port.
-    public func withPort(_ port: Int) -> SocketAddress {
+    package func withPort(_ port: Int) -> SocketAddress {
         precondition((0...65535).contains(port), "port \(port) out of range")
         var copy = self
         switch storage {
@@ -87,7 +87,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The address without the port, e.g. `127.0.0.1` or `::1`.
-    public var ipAddress: String {
+    package var ipAddress: String {
         switch storage {
         case .v4(let address, _):
             var raw = in_addr(s_addr: address)
@@ -135,7 +135,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         family == .ipv4 ? "\(ipAddress):\(port)" : "[\(ipAddress)]:\(port)"
     }
 }

@@ -12,12 +12,12 @@ import CourierCore
 /// write) fails with ``ConnectionError/Kind-swift.enum/concurrentOperation``. **Any error thrown by a read or
 /// write closes the connection**: a system-call error, a timeout, cancellation of the waiting task
 /// (`CancellationError`), or a concurrent ``close()``. Calling ``close()`` again is harmless.
-public final class TCPConnection: Sendable, CustomStringConvertible {
+package final class TCPConnection: Sendable, CustomStringConvertible {
     let channel: IOChannel
     /// The local end, e.g. `127.0.0.1:50312`.
-    public let localAddress: SocketAddress
+    package let localAddress: SocketAddress
     /// The peer, e.g. `127.0.0.1:8080`.
-    public let remoteAddress: SocketAddress
+    package let remoteAddress: SocketAddress
 
     /// Wraps a connected channel. Sets `TCP_NODELAY`: HTTP writes whole messages, so Nagle only adds latency.
     init(channel: IOChannel, remoteAddress: SocketAddress?) throws {
@@ -50,10 +50,10 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// The loop that delivers this connection's readiness events and timers.
-    public var eventLoop: EventLoop { channel.loop }
+    package var eventLoop: EventLoop { channel.loop }
 
     /// False once ``close()`` ran or an error closed the connection.
-    public var isOpen: Bool { channel.isOpen }
+    package var isOpen: Bool { channel.isOpen }
 
     // MARK: - Connecting
 
@@ -67,7 +67,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///   - loop: the loop the connection will use.
     /// - Throws: ``ConnectionError`` (`connectFailed` listing each address's failure, `connectTimeout`,
     ///   `noAddresses`) or `CancellationError`; nothing is left open.
-    public static func connect(
+    package static func connect(
         to addresses: [SocketAddress],
         timeout: Duration = .seconds(10),
         on loop: EventLoop
@@ -76,7 +76,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// ``connect(to:timeout:on:)-(SocketAddress...)`` with an absolute deadline for the whole race.
-    public static func connect(
+    package static func connect(
         to addresses: [SocketAddress],
         deadline: Deadline,
         on loop: EventLoop
@@ -86,7 +86,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// Connects to one address.
-    public static func connect(
+    package static func connect(
         to address: SocketAddress,
         timeout: Duration = .seconds(10),
         on loop: EventLoop
@@ -100,7 +100,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// whatever time it used is deducted from `timeout`.
     ///
     /// - Throws: ``ResolveError``, ``ConnectionError`` or `CancellationError`.
-    public static func connect(
+    package static func connect(
         host: String,
         port: Int,
         timeout: Duration = .seconds(10),
@@ -122,14 +122,14 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///   - timeout: longest wait for the first byte; nil waits forever. On expiry the connection is closed
     ///     and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown.
     /// - Returns: the bytes read; empty at end of file (the peer closed its side).
-    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
+    nonisolated(nonsending) package func read(maxBytes: Int = 64 * 1024, timeout: Duration? = nil) async throws -> [UInt8] {
         try await read(maxBytes: maxBytes, deadline: timeout.map { .now() + $0 })
     }
 
     /// Reads up to `maxBytes` bytes, waiting until at least one is available or `deadline` passes (then the
     /// connection is closed and ``ConnectionError/Kind-swift.enum/readTimeout`` is thrown); nil waits forever.
     /// The deadline is absolute: a read that parks several times still ends by it.
-    nonisolated(nonsending) public func read(maxBytes: Int = 64 * 1024, deadline: Deadline?, idle: Duration? = nil) async throws -> [UInt8] {
+    nonisolated(nonsending) package func read(maxBytes: Int = 64 * 1024, deadline: Deadline?, idle: Duration? = nil) async throws -> [UInt8] {
         precondition(maxBytes > 0, "maxBytes must be positive")
         if maxBytes <= 16 * 1024 {
             return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { !$0.isEmpty && $0.count < maxBytes }) { fd throws(SystemCallError) -> IOResult<[UInt8]> in
@@ -167,12 +167,12 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///
     /// The buffer must stay valid until the call returns. - Returns: the number of bytes read; 0 at end of
     /// file. - Parameter timeout: as for ``read(maxBytes:timeout:)``.
-    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
+    nonisolated(nonsending) package func read(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration? = nil) async throws -> Int {
         try await read(into: buffer, deadline: timeout.map { .now() + $0 })
     }
 
     /// ``read(into:timeout:)-(UnsafeMutableRawBufferPointer,_)`` with an absolute deadline (nil waits forever).
-    nonisolated(nonsending) public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?, idle: Duration? = nil) async throws -> Int {
+    nonisolated(nonsending) package func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?, idle: Duration? = nil) async throws -> Int {
         precondition(buffer.count > 0, "the buffer must not be empty")
         return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { $0 > 0 && $0 < buffer.count }) { fd throws(SystemCallError) in
             try Syscall.recv(fd, into: buffer)
@@ -185,12 +185,12 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///
     /// - Returns: the number of bytes read; 0 at end of file. - Parameter timeout: as for
     ///   ``read(maxBytes:timeout:)``.
-    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration? = nil) async throws -> Int {
+    nonisolated(nonsending) package func read(into bytes: inout [UInt8], at offset: Int, timeout: Duration? = nil) async throws -> Int {
         try await read(into: &bytes, at: offset, deadline: timeout.map { .now() + $0 })
     }
 
     /// ``read(into:at:timeout:)`` with an absolute deadline (nil waits forever).
-    nonisolated(nonsending) public func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?, idle: Duration? = nil) async throws -> Int {
+    nonisolated(nonsending) package func read(into bytes: inout [UInt8], at offset: Int, deadline: Deadline?, idle: Duration? = nil) async throws -> Int {
         precondition(offset >= 0 && offset < bytes.count, "the offset must leave room in the array")
         let room = bytes.count - offset
         return try await channel.perform(.read, deadline: deadline, idle: idle, drained: { $0 > 0 && $0 < room }) { fd throws(SystemCallError) in
@@ -210,22 +210,22 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///
     /// - Parameter timeout: longest wait for buffer space; nil waits forever. On expiry the connection is
     ///   closed and ``ConnectionError/Kind-swift.enum/writeTimeout`` is thrown.
-    nonisolated(nonsending) public func write(_ bytes: [UInt8], timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) package func write(_ bytes: [UInt8], timeout: Duration? = nil) async throws {
         try await write(bytes[...], deadline: timeout.map { .now() + $0 })
     }
 
     /// Writes all of `bytes` by `deadline` (nil waits forever); see ``write(_:timeout:)-([UInt8],_)``.
-    nonisolated(nonsending) public func write(_ bytes: [UInt8], deadline: Deadline?, idle: Duration? = nil) async throws {
+    nonisolated(nonsending) package func write(_ bytes: [UInt8], deadline: Deadline?, idle: Duration? = nil) async throws {
         try await write(bytes[...], deadline: deadline, idle: idle)
     }
 
     /// Writes all of `bytes`; see ``write(_:timeout:)-([UInt8],_)``.
-    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) package func write(_ bytes: ArraySlice<UInt8>, timeout: Duration? = nil) async throws {
         try await write(bytes, deadline: timeout.map { .now() + $0 })
     }
 
     /// Writes all of `bytes` by `deadline` (nil waits forever).
-    nonisolated(nonsending) public func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline?, idle: Duration? = nil) async throws {
+    nonisolated(nonsending) package func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline?, idle: Duration? = nil) async throws {
         guard !bytes.isEmpty else { return }
         var offset = 0
         try await channel.perform(.write, deadline: deadline, idle: idle) { fd throws(SystemCallError) -> IOResult<Void> in
@@ -249,7 +249,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// buffers per call), e.g. a request head and its body without concatenating them first.
     ///
     /// - Parameter timeout: as for ``write(_:timeout:)-([UInt8],_)``.
-    nonisolated(nonsending) public func write(vectored buffers: [[UInt8]], timeout: Duration? = nil) async throws {
+    nonisolated(nonsending) package func write(vectored buffers: [[UInt8]], timeout: Duration? = nil) async throws {
         let buffers = buffers.filter { !$0.isEmpty }
         guard !buffers.isEmpty else { return }
         var index = 0
@@ -310,27 +310,27 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     ///
     /// A connection pool calls it before reusing an idle connection. Unread bytes waiting on an idle
     /// connection do not count as closed; see ``hasPendingInput()``.
-    public func isClosedByPeer() -> Bool {
+    package func isClosedByPeer() -> Bool {
         peek() == .closed
     }
 
     /// True when the connection is known to be open with nothing waiting, without a system call: no byte and no
     /// hang-up has arrived since a read last emptied the receive buffer. A connection pool checks this first and
     /// peeks (``isClosedByPeer()``, ``hasPendingInput()``) only when it is false.
-    public func isQuietSinceLastRead() -> Bool {
+    package func isQuietSinceLastRead() -> Bool {
         channel.isQuietSinceLastDrain
     }
 
     /// True when bytes are waiting to be read (on an idle HTTP connection that means the server sent
     /// something unsolicited, and the connection should not be reused).
-    public func hasPendingInput() -> Bool {
+    package func hasPendingInput() -> Bool {
         peek() == .pendingInput
     }
 
     /// Reads what is waiting now, without parking: nil when nothing is (the read would block), empty at end of
     /// file. For probing an idle connection whose bytes must be looked at, not only peeked (a TLS session's
     /// post-handshake messages). Errors close nothing: the caller decides.
-    public func receiveNow(maxBytes: Int = 16 * 1024) throws -> [UInt8]? {
+    package func receiveNow(maxBytes: Int = 16 * 1024) throws -> [UInt8]? {
         let outcome = try channel.withDescriptor { fd throws -> [UInt8]? in
             var wouldBlock = false
             let bytes = try [UInt8](unsafeUninitializedCapacity: maxBytes) { buffer, initialized in
@@ -348,7 +348,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     /// Sends what the socket takes now, without parking; returns the number of bytes sent (0 when it would
     /// block). For a best-effort goodbye (a TLS `close_notify`) as the connection closes.
     @discardableResult
-    public func sendNow(_ bytes: [UInt8]) -> Int {
+    package func sendNow(_ bytes: [UInt8]) -> Int {
         guard !bytes.isEmpty else { return 0 }
         let sent = channel.withDescriptor { fd -> Int in
             let outcome = try? bytes.withUnsafeBytes { try Syscall.send(fd, $0) }
@@ -380,7 +380,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
     }
 
     /// Closes the socket now. Parked reads and writes resume with ``ConnectionError/closed``.
-    public func close() {
+    package func close() {
         channel.close()
     }
 
@@ -401,7 +401,7 @@ public final class TCPConnection: Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         "TCPConnection(\(localAddress) -> \(remoteAddress)\(isOpen ? "" : ", closed"))"
     }
 }

@@ -3,10 +3,10 @@ import Glibc
 import CourierCore
 
 /// A listening TCP socket with async `accept`, for tests and local demo servers.
-public final class TCPListener: Sendable, CustomStringConvertible {
+package final class TCPListener: Sendable, CustomStringConvertible {
     private let channel: IOChannel
     /// The bound address; with port 0 this holds the port the kernel chose.
-    public let localAddress: SocketAddress
+    package let localAddress: SocketAddress
 
     private init(channel: IOChannel, localAddress: SocketAddress) {
         self.channel = channel
@@ -27,7 +27,7 @@ public final class TCPListener: Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``SystemCallError`` (`bind` with `EADDRINUSE`, `EADDRNOTAVAIL` when the address is not
     ///   configured, ...) or ``ResolveError`` when `host` is not an IP literal.
-    public static func bind(
+    package static func bind(
         host: String = "127.0.0.1",
         port: Int = 0,
         backlog: Int32 = 128,
@@ -65,7 +65,7 @@ public final class TCPListener: Sendable, CustomStringConvertible {
     ///   - loop: the loop for the accepted connection; nil uses the listener's.
     /// - Throws: ``SystemCallError``, ``ConnectionError`` (closed, timeout) or `CancellationError`; any of
     ///   them except a failure to set up the accepted socket closes the listener.
-    public func accept(timeout: Duration? = nil, on loop: EventLoop? = nil) async throws -> TCPConnection {
+    package func accept(timeout: Duration? = nil, on loop: EventLoop? = nil) async throws -> TCPConnection {
         let fd = try await channel.perform(.read, deadline: timeout.map { .now() + $0 }) { fd throws(SystemCallError) in
             try Syscall.accept(fd)
         }
@@ -75,12 +75,12 @@ public final class TCPListener: Sendable, CustomStringConvertible {
     }
 
     /// Stops listening; a pending ``accept(timeout:on:)`` resumes with ``ConnectionError/closed``.
-    public func close() {
+    package func close() {
         channel.close()
     }
 
     /// False once closed.
-    public var isOpen: Bool { channel.isOpen }
+    package var isOpen: Bool { channel.isOpen }
 
-    public var description: String { "TCPListener(\(localAddress))" }
+    package var description: String { "TCPListener(\(localAddress))" }
 }

@@ -5,15 +5,15 @@ import CourierCrypto
 /// What `courier fetch -v` shows of a certificate, as curl does: subject, issuer, validity and names.
 public struct TLSCertificateSummary: Sendable, Hashable {
     /// The subject, one line (`/CN=localhost/O=...`).
-    public var subject: String
-    public var issuer: String
+    public package(set) var subject: String
+    public package(set) var issuer: String
     /// Validity, ISO 8601 in UTC (`2026-11-25T06:00:00Z`).
-    public var notBefore: String
-    public var notAfter: String
+    public package(set) var notBefore: String
+    public package(set) var notAfter: String
     /// subjectAltName DNS names and IP addresses.
-    public var names: [String]
+    public package(set) var names: [String]
     /// The pin of its key: `sha256/<base64>` of the SubjectPublicKeyInfo.
-    public var pin: String
+    public package(set) var pin: String
 }
 
 /// Reading facts out of an `X509*` (borrowed, never freed here).

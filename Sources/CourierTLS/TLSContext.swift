@@ -8,15 +8,15 @@ import CourierCore
 /// Safe defaults: TLS 1.2 at least; no compression; no renegotiation; the peer verified against the system's
 /// trust store (honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`) unless the policy names a CA file, which then
 /// replaces it.
-public final class TLSContext: @unchecked Sendable {
+package final class TLSContext: @unchecked Sendable {
     // @unchecked: an SSL_CTX may be used from any thread to create sessions once configured; it is never
     // reconfigured after init. The session cache has its own lock.
     let pointer: OpaquePointer
-    public let policy: TLSPolicy
+    package let policy: TLSPolicy
     let sessions = TLSSessionCache()
 
     /// - Throws: ``TLSError`` (`unreadableCAFile`) when the CA file cannot be loaded.
-    public init(policy: TLSPolicy) throws(TLSError) {
+    package init(policy: TLSPolicy) throws(TLSError) {
         self.pointer = try Self.makeContext(policy)
         self.policy = policy
     }

@@ -11,9 +11,9 @@ import CourierCore
 ///
 /// Not thread-safe: the owner serialises every call (it is `Sendable` only so that an owner can keep it under its
 /// lock and hand it between tasks).
-public final class TLSEngine: @unchecked Sendable {
+package final class TLSEngine: @unchecked Sendable {
     /// The result of a handshake step.
-    public enum HandshakeStep: Equatable {
+    package enum HandshakeStep: Equatable {
         /// The session is established, verified and pinned.
         case complete
         /// More ciphertext from the peer is needed (send ``takeOutput()`` first).
@@ -22,7 +22,7 @@ public final class TLSEngine: @unchecked Sendable {
     }
 
     /// The result of a read.
-    public enum ReadStep: Equatable {
+    package enum ReadStep: Equatable {
         /// This many plaintext bytes were read.
         case bytes(Int)
         /// No plaintext yet: more ciphertext is needed.
@@ -77,9 +77,9 @@ public final class TLSEngine: @unchecked Sendable {
         }
     }
 
-    public let context: TLSContext
+    package let context: TLSContext
     /// The host as the URL names it: what SNI carries (for a name) and what the certificate must match.
-    public let serverName: String
+    package let serverName: String
     private let ssl: OpaquePointer
     private let input: OpaquePointer
     private let output: OpaquePointer
@@ -89,7 +89,7 @@ public final class TLSEngine: @unchecked Sendable {
 
     /// Starts a client session for `serverName` (a DNS name or an IP literal, without brackets) and `port`
     /// (the origin's, used to find a session to resume).
-    public init(context: TLSContext, serverName: String, port: Int) throws(TLSError) {
+    package init(context: TLSContext, serverName: String, port: Int) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let ssl = SSL_new(context.pointer), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
             throw TLSError(.handshakeFailed, openSSLErrors: OpenSSLErrorQueue.drain().texts)
@@ -139,26 +139,26 @@ public final class TLSEngine: @unchecked Sendable {
     // MARK: - Moving ciphertext
 
     /// Ciphertext that arrived from the peer.
-    public func feed(_ bytes: UnsafeRawBufferPointer) {
+    package func feed(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         _ = BIO_write(input, bytes.baseAddress, Int32(bytes.count))
     }
 
-    public func feed(_ bytes: [UInt8]) {
+    package func feed(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { feed($0) }
     }
 
     /// The peer closed the connection: no more ciphertext will come.
-    public func feedEndOfInput() {
+    package func feedEndOfInput() {
         peerEnded = true
         _ = ccourier_BIO_set_mem_eof_return(input, 0)
     }
 
     /// Whether ciphertext waits to be sent.
-    public var hasOutput: Bool { ccourier_BIO_pending(output) > 0 }
+    package var hasOutput: Bool { ccourier_BIO_pending(output) > 0 }
 
     /// Ciphertext to send to the peer (empty when there is none).
-    public func takeOutput() -> [UInt8] {
+    package func takeOutput() -> [UInt8] {
         let count = ccourier_BIO_pending(output)
         guard count > 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -168,12 +168,12 @@ public final class TLSEngine: @unchecked Sendable {
 
     /// Whether plaintext or unprocessed ciphertext is buffered inside the engine (a read would not need the
     /// network).
-    public var hasBufferedInput: Bool { SSL_pending(ssl) > 0 || ccourier_BIO_pending(input) > 0 }
+    package var hasBufferedInput: Bool { SSL_pending(ssl) > 0 || ccourier_BIO_pending(input) > 0 }
 
     // MARK: - Handshake
 
     /// Advances the handshake with what was fed so far.
-    public func handshake() -> HandshakeStep {
+    package func handshake() -> HandshakeStep {
         OpenSSLErrorQueue.clear()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
@@ -261,7 +261,7 @@ public final class TLSEngine: @unchecked Sendable {
     // MARK: - Application data
 
     /// Reads plaintext into `buffer`.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadStep {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadStep {
         precondition(established, "read before the handshake completed")
         guard buffer.count > 0 else { return .bytes(0) }
         OpenSSLErrorQueue.clear()
@@ -283,7 +283,7 @@ public final class TLSEngine: @unchecked Sendable {
     }
 
     /// Encrypts all of `bytes` into the output (memory BIOs never push back); nil on success.
-    public func write(_ bytes: UnsafeRawBufferPointer) -> TLSError? {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> TLSError? {
         precondition(established, "write before the handshake completed")
         guard !bytes.isEmpty else { return nil }
         OpenSSLErrorQueue.clear()
@@ -294,7 +294,7 @@ public final class TLSEngine: @unchecked Sendable {
     }
 
     /// Queues `close_notify` (send ``takeOutput()`` afterwards, best effort).
-    public func shutdown() {
+    package func shutdown() {
         guard established else { return }
         OpenSSLErrorQueue.clear()
         _ = SSL_shutdown(ssl)
@@ -304,7 +304,7 @@ public final class TLSEngine: @unchecked Sendable {
     // MARK: - Facts
 
     /// What was negotiated; nil before the handshake completed.
-    public var info: TLSSessionInfo? {
+    package var info: TLSSessionInfo? {
         guard established else { return nil }
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0

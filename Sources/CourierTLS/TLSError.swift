@@ -53,11 +53,11 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
         case unreadableCAFile(path: String)
     }
 
-    public var reason: Reason
+    public package(set) var reason: Reason
     /// OpenSSL's error queue at the failure, oldest first.
-    public var openSSLErrors: [String]
+    public package(set) var openSSLErrors: [String]
 
-    public init(_ reason: Reason, openSSLErrors: [String] = []) {
+    package init(_ reason: Reason, openSSLErrors: [String] = []) {
         self.reason = reason
         self.openSSLErrors = openSSLErrors
     }

@@ -1,13 +1,13 @@
 /// What was negotiated, for reports and `courier fetch -v`.
 public struct TLSSessionInfo: Sendable, Hashable {
     /// `TLSv1.3` or `TLSv1.2`.
-    public var version: String
+    public package(set) var version: String
     /// The cipher suite, OpenSSL's name for it.
-    public var cipher: String
+    public package(set) var cipher: String
     /// The application protocol the server chose with ALPN (`http/1.1`), nil when it chose none.
-    public var alpn: String?
+    public package(set) var alpn: String?
     /// Whether an earlier session was resumed (no full handshake, no certificate sent).
-    public var resumed: Bool
+    public package(set) var resumed: Bool
     /// The server's certificate (the leaf), when one was seen; read out of the certificate the first time it is
     /// asked for.
     public var peerCertificate: TLSCertificateSummary? {
@@ -18,7 +18,7 @@ public struct TLSSessionInfo: Sendable, Hashable {
 
     /// Facts of a session as given (a session's own facts come from its engine, which reads its certificate
     /// lazily).
-    public init(version: String, cipher: String, alpn: String?, resumed: Bool, peerCertificate: TLSCertificateSummary?) {
+    package init(version: String, cipher: String, alpn: String?, resumed: Bool, peerCertificate: TLSCertificateSummary?) {
         self.init(version: version, cipher: cipher, alpn: alpn, resumed: resumed, certificate: peerCertificate.map {
             PeerCertificate(summary: $0)
         })

@@ -7,7 +7,7 @@ extension BackoffPolicy {
     ///   - previous: the delay drawn before the previous retry (decorrelated jitter grows from it; ignored by
     ///     the other modes). Pass nil before the first retry.
     ///   - random: the source of randomness (inject a seeded generator in tests).
-    public func delay(
+    package func delay(
         beforeRetry retry: Int,
         previous: Duration?,
         using random: inout some RandomNumberGenerator

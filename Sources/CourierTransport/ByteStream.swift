@@ -4,7 +4,7 @@ import CourierTLS
 
 /// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection, or a TLS session over one
 /// (``TLSStream``). Everything above this protocol (pool, codec, client) is the same for both.
-public protocol ByteStream: AnyObject, Sendable {
+package protocol ByteStream: AnyObject, Sendable {
     /// Reads up to `maxBytes`; empty at end of stream. Throws when its wait ends first (closing the stream) or on
     /// failure. `deadline` is absolute: the request's, carried down unchanged (nil: no deadline); `idle` bounds
     /// each wait for the socket from its start; the channel under it ends the wait at whichever comes first.
@@ -26,5 +26,5 @@ public protocol ByteStream: AnyObject, Sendable {
 }
 
 extension TCPConnection: ByteStream {
-    public var tlsInfo: TLSSessionInfo? { nil }
+    package var tlsInfo: TLSSessionInfo? { nil }
 }

@@ -8,17 +8,22 @@ extension HTTPClient {
     /// Makes a client with event loops of its own (`eventLoopThreads` threads), which it stops when it shuts
     /// down (``shutdown(gracePeriod:)``) or is freed.
     ///
-    /// - Throws: ``SystemCallError`` when a loop's epoll, eventfd or thread cannot be created.
+    /// - Throws: ``CourierError`` of kind `system` when a loop's epoll, eventfd or thread cannot be created.
     ///
-    /// `backgroundLogger` and `metricsFactory` are as for ``init(configuration:eventLoopGroup:resolver:backgroundLogger:metricsFactory:)``.
+    /// `backgroundLogger` and `metricsFactory` are as for ``init(configuration:backgroundLogger:metricsFactory:)``.
     public convenience init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(), eventLoopThreads: Int,
-        resolver: Resolver = .shared, backgroundLogger: Logger = HTTPClient.loggingDisabled,
+        backgroundLogger: Logger = HTTPClient.loggingDisabled,
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
-    ) throws(SystemCallError) {
-        let loops = try EventLoopGroup(threads: eventLoopThreads, namePrefix: "courier-client")
+    ) throws(CourierError) {
+        let loops: EventLoopGroup
+        do {
+            loops = try EventLoopGroup(threads: eventLoopThreads, namePrefix: "courier-client")
+        } catch {
+            throw CourierError(.system, "could not start the client's event loops (\(error))", cause: error)
+        }
         self.init(
-            configuration: configuration, loops: loops, owningLoops: true, resolver: resolver,
+            configuration: configuration, loops: loops, owningLoops: true, resolver: .shared,
             backgroundLogger: backgroundLogger, metricsFactory: metricsFactory
         )
     }

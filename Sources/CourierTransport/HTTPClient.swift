@@ -22,7 +22,7 @@ public final class HTTPClient: Sendable {
     public let configuration: HTTPClientConfiguration
     let pool: ConnectionPool
     let loops: EventLoopGroup
-    /// Whether the client made ``eventLoopGroup`` itself, and so stops it when it shuts down or is freed.
+    /// Whether the client made its loops itself, and so stops it when it shuts down or is freed.
     let ownsLoops: Bool
     /// The graceful shutdown's sequencing.
     let lifecycle = GracefulShutdown()
@@ -30,12 +30,11 @@ public final class HTTPClient: Sendable {
     /// streamed body is counted by the pool, as the connection it holds.
     let exchanges = Atomic<Int>(0)
 
-    /// Makes a client.
+    /// Makes a client on Courier's shared event loops (one per core, started on first use and never stopped), with
+    /// the system's resolver.
     ///
     /// - Parameters:
     ///   - configuration: how requests behave unless they say otherwise.
-    ///   - eventLoopGroup: the loops the connections live on.
-    ///   - resolver: how host names are resolved.
     ///   - backgroundLogger: where the pool's connection events go, at `trace` level (connect, reuse, idle close,
     ///     stale detection), with no request's data in them; by default nowhere. Courier never bootstraps
     ///     swift-log's `LoggingSystem`.
@@ -44,7 +43,19 @@ public final class HTTPClient: Sendable {
     ///     passed.
     public convenience init(
         configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
-        eventLoopGroup: EventLoopGroup = .shared,
+        backgroundLogger: Logger = HTTPClient.loggingDisabled,
+        metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
+    ) {
+        self.init(
+            configuration: configuration, loops: .shared, owningLoops: false, resolver: .shared,
+            backgroundLogger: backgroundLogger, metricsFactory: metricsFactory
+        )
+    }
+
+    /// Makes a client on given loops and resolver (tests, and Courier's own tools, choose them).
+    package convenience init(
+        configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+        eventLoopGroup: EventLoopGroup,
         resolver: Resolver = .shared,
         backgroundLogger: Logger = HTTPClient.loggingDisabled,
         metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
@@ -73,13 +84,17 @@ public final class HTTPClient: Sendable {
     }
 
     /// The event loops this client's connections live on.
+    package var eventLoopGroup: EventLoopGroup { loops }
+
+    /// One of the event loops this client's connections live on, as a task executor; each call hands out the next
+    /// loop in turn.
     ///
     /// Code that makes many requests runs fastest on one of them: inside
-    /// `withTaskExecutorPreference(client.eventLoopGroup.next()) { ... }` a response resumes the waiting task on
-    /// the loop thread that saw it arrive, with no hop to another thread (a fifth to a quarter less CPU per
-    /// request at 64 requests in flight, Benchmarks/README.md). Such code shares the loop with every connection
-    /// on it, so it must not block or compute for long.
-    public var eventLoopGroup: EventLoopGroup { loops }
+    /// `withTaskExecutorPreference(client.nextExecutor()) { ... }` a response resumes the waiting task on the loop
+    /// thread that saw it arrive, with no hop to another thread (a fifth to a quarter less CPU per request at 64
+    /// requests in flight, Benchmarks/README.md). Such code shares the loop with every connection on it, so it must
+    /// not block or compute for long.
+    public func nextExecutor() -> any TaskExecutor { loops.next() }
 
     /// Sends a request, following redirects, and reads the whole body (up to
     /// ``HTTPClientConfiguration/maxBodyBytes``).
@@ -87,7 +102,7 @@ public final class HTTPClient: Sendable {
     /// A body over 128 KiB (or of unknown length) is read with an event loop as the task's executor, so each of
     /// its many parked reads resumes on the loop thread; the rest of the exchange runs on the caller's executor
     /// unless ``HTTPClientConfiguration/runsRequestsOnEventLoop`` is set (see there for the measurements). A
-    /// caller already on one of ``eventLoopGroup``'s loops stays there.
+    /// caller already on one of the client's loops (``nextExecutor()``) stays there.
     public func execute(_ request: HTTPRequest) async throws(CourierError) -> HTTPResponse {
         try enter(request)
         defer { leave() }

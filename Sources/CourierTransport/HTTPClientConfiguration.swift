@@ -18,7 +18,7 @@ public struct HTTPClientConfiguration: Sendable {
     /// The largest decoded size of a gzip/deflate body (a defence against decompression bombs).
     public var maxDecodedBytes = 256 << 20
     /// Limits on response heads and chunk framing.
-    public var parserLimits = ResponseParser.Limits()
+    package var parserLimits = ResponseParser.Limits()
     /// Bytes asked of the socket per read through the parser (heads, chunked and close-delimited bodies, streamed
     /// bodies). The rest of a `Content-Length` body that ``HTTPClient/execute(_:)`` collects is received straight
     /// into the body's array, as much per read as the socket holds.

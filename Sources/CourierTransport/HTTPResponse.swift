@@ -3,7 +3,7 @@ import CourierHTTP1
 
 /// A response whose body has been read whole.
 public struct HTTPResponse: Sendable {
-    public var head: HTTPResponseHead
+    package var head: HTTPResponseHead
     /// The body, decoded when it was gzip or deflate encoded and decompression was on.
     public var body: [UInt8]
     /// The trailer fields of a chunked body, if any.

@@ -5,28 +5,28 @@ import CourierTLS
 /// the plaintext, without TLS records).
 public struct RequestMetrics: Hashable, Sendable {
     /// Bytes written to the network for this request (heads and bodies of every hop and attempt).
-    public var bytesSent: Int64 = 0
+    public package(set) var bytesSent: Int64 = 0
     /// Bytes read from the network for this request (heads, bodies and framing of every hop and attempt).
-    public var bytesReceived: Int64 = 0
+    public package(set) var bytesReceived: Int64 = 0
     /// Time spent resolving the host; nil when a pooled connection was reused.
-    public var dns: Duration?
+    public package(set) var dns: Duration?
     /// Time spent on the TCP handshake(s); nil when a pooled connection was reused.
-    public var connect: Duration?
+    public package(set) var connect: Duration?
     /// Time spent on the TLS handshake; nil for plain http or a reused connection.
-    public var tls: Duration?
+    public package(set) var tls: Duration?
     /// What the TLS session of the final response's connection negotiated (also for a reused connection); nil
     /// for plain http.
-    public var tlsSession: TLSSessionInfo?
+    public package(set) var tlsSession: TLSSessionInfo?
     /// From the start of the request to the first byte of the final response.
-    public var timeToFirstByte: Duration?
+    public package(set) var timeToFirstByte: Duration?
     /// From the start of the request to the end of the response body.
-    public var total: Duration?
+    public package(set) var total: Duration?
     /// Redirects followed.
-    public var redirects = 0
+    public package(set) var redirects = 0
     /// Attempts made on the final hop (2 when a stale kept-alive connection forced a retry).
-    public var attempts = 0
+    public package(set) var attempts = 0
     /// Whether the final response came over a connection that had carried an earlier request.
-    public var reusedConnection = false
+    public package(set) var reusedConnection = false
 
-    public init() {}
+    package init() {}
 }

@@ -2,10 +2,10 @@ import CourierCore
 
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date in any of the three forms
 /// RFC 9110 §5.6.7 requires recipients to accept (IMF-fixdate, obsolete RFC 850 and asctime).
-public enum RetryAfter {
+package enum RetryAfter {
     /// The delay a `Retry-After` value asks for, measured from `now` (seconds since the Unix epoch, UTC, as the
     /// caller's wall clock reads it). A date in the past gives zero. Nil for anything malformed.
-    public static func delay(_ value: String, now: Double) -> Duration? {
+    package static func delay(_ value: String, now: Double) -> Duration? {
         let v = value.trimmingHTTPWhitespace
         if !v.isEmpty, v.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             // delay-seconds; clamp absurd values instead of overflowing.
@@ -17,5 +17,5 @@ public enum RetryAfter {
     }
 
     /// Seconds since the Unix epoch for an HTTP-date, or nil (``HTTPDate/parse(_:)``).
-    public static func httpDate(_ text: Substring) -> Double? { HTTPDate.parse(text) }
+    package static func httpDate(_ text: Substring) -> Double? { HTTPDate.parse(text) }
 }

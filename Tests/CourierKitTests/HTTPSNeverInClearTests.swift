@@ -4,6 +4,7 @@ import CourierTestSupport
 import Foundation
 import Synchronization
 import Testing
+import CourierTransport
 
 /// An https URL pointed at a plain-text listener: whatever the client does, no HTTP request line and no
 /// credential may reach the listener in clear text. (With TLS the listener sees a ClientHello, answers as a plain

@@ -3,6 +3,8 @@ import CourierKit
 import CourierTestSupport
 import Foundation
 import Testing
+import CourierTLS
+import CourierTransport
 
 /// The data loader over HTTPS, against Python's TLS server with the run's test PKI: the policy's rate limits,
 /// retries, fallbacks (SNI and verification kept on the original host), authorisers and streaming, and the TLS

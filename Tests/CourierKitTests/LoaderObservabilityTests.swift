@@ -9,6 +9,8 @@ import MetricsTestKit
 import Synchronization
 import Testing
 import Tracing
+import CourierAuthorisers
+import CourierTransport
 
 /// Logs, metrics and spans of the loader against loopback servers. Every test passes its own logger, metrics
 /// factory and tracer to its service: nothing global is bootstrapped, so the tests run in parallel.

@@ -4,6 +4,7 @@ import CourierCore
 import MetricsTestKit
 import Testing
 import Tracing
+import CourierTransport
 
 /// The instrumentation fed events directly: the cache events the loader will emit once the HTTP cache is wired
 /// in, and the URL redaction rules.

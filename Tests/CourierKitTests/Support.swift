@@ -8,6 +8,7 @@ import Glibc
 #endif
 import Synchronization
 import Testing
+import CourierAuthorisers
 
 /// Compiles YAML into a graph, recording the diagnostics as a test failure when it has errors.
 func compile(_ yaml: String, registry: AuthoriserRegistry = TestRegistry.registry, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> PolicyGraph {

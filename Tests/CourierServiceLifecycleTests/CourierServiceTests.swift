@@ -5,6 +5,9 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Testing
+import CourierCore
+import CourierPolicy
+import CourierTransport
 
 /// `CourierService` in a real `ServiceGroup`: a graceful shutdown of the group shuts Courier down.
 @Suite(.timeLimit(.minutes(1))) struct CourierServiceTests {

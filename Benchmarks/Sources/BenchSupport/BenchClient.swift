@@ -4,7 +4,7 @@ public protocol BenchClient: Sendable {
     func get() async throws -> Fetched
     func shutdown() async throws
     /// The executor the load generator's workers prefer (nil: the global concurrent executor). Courier's client
-    /// offers one of its event loops when `COURIER_CALLER_ON_LOOP=1` (see `HTTPClient.eventLoopGroup`).
+    /// offers one of its event loops when `COURIER_CALLER_ON_LOOP=1` (see `HTTPClient.nextExecutor()`).
     var workerExecutor: (any TaskExecutor)? { get }
 }
 

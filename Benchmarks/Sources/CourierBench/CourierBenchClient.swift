@@ -1,5 +1,7 @@
 import BenchSupport
+import CourierCore
 import CourierKit
+import CourierTransport
 import CourierPosix
 
 #if canImport(Glibc)
@@ -17,7 +19,12 @@ public struct CourierBenchClient: BenchClient {
 
     public init(options: BenchOptions) throws {
         guard let url = HTTPURL(options.url) else { throw UsageError(message: "bad URL \(options.url)") }
-        client = HTTPClient(configuration: Self.configuration(options), eventLoopGroup: try Self.eventLoopGroup())
+        // COURIER_LOOPS=N runs N loops of the client's own instead of the shared ones.
+        if let loops = environment("COURIER_LOOPS").flatMap({ Int($0) }) {
+            client = try HTTPClient(configuration: Self.configuration(options), eventLoopThreads: loops)
+        } else {
+            client = HTTPClient(configuration: Self.configuration(options))
+        }
         var headers = HTTPHeaders()
         if options.newConnection { headers.add(name: "Connection", value: "close") }
         request = HTTPRequest(url: url, headers: headers, decompress: false)
@@ -43,26 +50,10 @@ public struct CourierBenchClient: BenchClient {
         return configuration
     }
 
-    private static func eventLoopGroup() throws -> EventLoopGroup {
-        // COURIER_LOOPS=N runs N loops of the client's own; COURIER_LOOP_SCHEDULING=batch|normal gives them that
-        // policy instead of the default (adaptive; see EventLoopThreadScheduling), for A/B runs.
-        let scheduling: EventLoopThreadScheduling
-        switch environment("COURIER_LOOP_SCHEDULING") {
-        case "batch": scheduling = .batch
-        case "normal": scheduling = .normal
-        default: scheduling = .adaptive
-        }
-        if let loops = environment("COURIER_LOOPS").flatMap({ Int($0) }) {
-            return try EventLoopGroup(threads: loops, scheduling: scheduling)
-        }
-        if scheduling != .adaptive { return try EventLoopGroup(threads: 1, namePrefix: "courier-\(scheduling)", scheduling: scheduling) }
-        return .shared
-    }
-
-    /// With `COURIER_CALLER_ON_LOOP=1` the workers run on the client's event loops (`HTTPClient.eventLoopGroup`),
+    /// With `COURIER_CALLER_ON_LOOP=1` the workers run on the client's event loops (`HTTPClient.nextExecutor()`),
     /// and their requests with them: one thread does the whole exchange, with no hop between threads.
     public var workerExecutor: (any TaskExecutor)? {
-        environment("COURIER_CALLER_ON_LOOP") == "1" ? client.eventLoopGroup.next() : nil
+        environment("COURIER_CALLER_ON_LOOP") == "1" ? client.nextExecutor() : nil
     }
 
     public func get() async throws -> Fetched {

@@ -1,5 +1,8 @@
 import BenchSupport
+import CourierCore
 import CourierKit
+import CourierTransport
+import CourierPolicy
 
 /// The data loader over Courier's transport (`courier-load --client loader`): every request goes through a
 /// `DataLoaderService` whose policy claims the URL's host (the built-in retry curve, a rate limit that cannot

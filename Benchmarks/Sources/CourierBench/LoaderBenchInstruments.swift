@@ -1,6 +1,7 @@
 import BenchSupport
 import CoreMetrics
 import CourierKit
+import CourierTransport
 import InMemoryTracing
 import Logging
 import MetricsTestKit

@@ -1,4 +1,5 @@
 import BenchSupport
+import CourierCore
 import CourierKit
 import InMemoryTracing
 import Instrumentation

@@ -17,6 +17,7 @@
 import BenchSupport
 import CourierBench
 import CourierKit
+import CourierTransport
 import InMemoryTracing
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@
 // has no cache directory, so every load is a request on a kept-alive connection; "hit" has one, primed by one
 // load, after which every load must report `cache == .hit`. Sequential loads (one caller), rounds interleaved,
 // and the ratio is taken within each round; the report gives the median and range of the ratios.
+import CourierCore
 import CourierKit
 import Foundation
 

@@ -3,7 +3,9 @@
 // Peers measured in the same run, so the figures survive a noisy shared machine:
 // - compile: `Yams.compose` of the same text (parsing alone; the compiler cannot be faster than its parser);
 // - look-up: a `[String: Int]` look-up of the URL's host (the floor for any hash-based router).
+import CourierCore
 import CourierKit
+import CourierPolicy
 import Foundation
 import Yams
 

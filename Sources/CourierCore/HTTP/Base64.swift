@@ -7,10 +7,10 @@
 /// last two zeros), so a wrapper would have to re-check every rule this decoder checks. Nor is it on a hot path
 /// where speed could argue for the switch: it decodes pins when a policy compiles and encodes one header per
 /// `basic` or HMAC authorisation, so no benchmark was run for it.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity((input.count + 2) / 3 * 4)
@@ -32,7 +32,7 @@ public enum Base64 {
     }
 
     /// Decodes padded standard base64; nil for anything malformed (wrong length, bad characters, bad padding).
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 4 == 0 else { return nil }
         var out: [UInt8] = []

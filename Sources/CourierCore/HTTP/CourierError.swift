@@ -37,6 +37,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// The client or data-loader service was shutting down: the request was refused before it was sent, or
         /// was still in flight when the shutdown's grace period ended.
         public static let shutdown = Kind(rawValue: "shutdown")
+        /// The system refused a resource Courier needs to start (a thread, an epoll instance, an eventfd).
+        public static let system = Kind(rawValue: "system")
 
         public var description: String { rawValue }
     }
@@ -85,7 +87,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
 
     /// The same error with another retry condition and reachability (for the classifier that knows better than
     /// the kind alone).
-    public func classified(_ condition: RetryPolicy.Condition?, unreachable: Bool = false) -> CourierError {
+    package func classified(_ condition: RetryPolicy.Condition?, unreachable: Bool = false) -> CourierError {
         var copy = self
         copy.retryCondition = condition
         copy.targetUnreachable = unreachable

@@ -3,7 +3,7 @@
 /// ``format(_:)`` writes the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); ``parse(_:)`` accepts the
 /// three forms recipients must accept: IMF-fixdate, the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`)
 /// and asctime (`Sun Nov  6 08:49:37 1994`). Shared by `Retry-After`, HMAC signing's `Date` and HTTP caching.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
     private static let weekdays: Set<String> = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longWeekdays: Set<String> = [
@@ -14,7 +14,7 @@ public enum HTTPDate {
     /// `seconds` since 1970 (fractions dropped) as an IMF-fixdate. Years 0-999 are written with four digits, as
     /// IMF-fixdate's `year = 4DIGIT` requires (`parse` reads no other width); years outside 0-9999 have no
     /// IMF-fixdate and are written as they are.
-    public static func format(_ seconds: Double) -> String {
+    package static func format(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.down))
         let day = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondOfDay = total - day * 86_400
@@ -27,7 +27,7 @@ public enum HTTPDate {
     /// Seconds since the Unix epoch for an HTTP-date in any of the three forms (surrounding whitespace
     /// allowed), or nil for anything else: `0`, `-1`, a bad weekday or month name, a time out of range.
     /// An RFC 850 two-digit year below 70 is taken as 20yy, else 19yy.
-    public static func parse(_ text: some StringProtocol) -> Double? {
+    package static func parse(_ text: some StringProtocol) -> Double? {
         // The form servers send (RFC 9110: "MUST generate" it), byte by byte; the general parse below handles
         // the obsolete forms, surrounding whitespace, and refuses everything else the same way.
         if let fixed = Array(text.utf8).withUnsafeBufferPointer(parseIMFFixdate) { return fixed }

@@ -91,7 +91,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     /// The comma-separated tokens of every `name` field (RFC 9110 §5.6.1 lists), lower-cased, without the
     /// optional whitespace around them and without empty elements: `Connection: keep-alive, Close` gives
     /// `["keep-alive", "close"]`.
-    public func tokens(for name: String) -> [String] {
+    package func tokens(for name: String) -> [String] {
         // Split over bytes (HTTPList), not Characters: a comma before a combining mark still ends an element.
         values(for: name).flatMap { HTTPList.elements(of: $0).map { $0.lowercased() } }
     }
@@ -102,7 +102,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     }
 
     /// Reserves room for `fieldCount` field lines holding `byteCount` bytes of names and values.
-    public mutating func reserveCapacity(fields fieldCount: Int, bytes byteCount: Int) {
+    package mutating func reserveCapacity(fields fieldCount: Int, bytes byteCount: Int) {
         entries.reserveCapacity(fieldCount)
         storage.reserveCapacity(byteCount)
     }
@@ -119,7 +119,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// Appends a field line from raw bytes (a parser's fast path: no `String` is made). The bytes are stored as
     /// given; the caller has validated them.
-    public mutating func add(nameBytes: UnsafeBufferPointer<UInt8>, valueBytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func add(nameBytes: UnsafeBufferPointer<UInt8>, valueBytes: UnsafeBufferPointer<UInt8>) {
         makeRoom(forBytes: nameBytes.count + valueBytes.count)
         let nameStart = UInt32(storage.count)
         storage.append(contentsOf: nameBytes)
@@ -138,7 +138,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     /// Continues the last field's value with one SP and `bytes`: a parser replacing an obs-fold with SP (RFC 9112
     /// §5.2). The SP is left out where it would be whitespace around the value: when `bytes` or the value so far
     /// is empty. The bytes are stored as given; the caller has validated them. There must be a field to continue.
-    public mutating func continueLastValue(with bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func continueLastValue(with bytes: UnsafeBufferPointer<UInt8>) {
         precondition(!entries.isEmpty, "continueLastValue(with:) needs a field to continue")
         guard !bytes.isEmpty else { return }
         // Fields are stored in order (every change appends or rebuilds), so the last value ends the storage.
@@ -149,7 +149,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     }
 
     /// Calls `body` with the last field's value bytes; nil when there is no field.
-    public func withLastValue<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+    package func withLastValue<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         guard let last = entries.last else { return nil }
         return storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(last.valueStart)..<Int(last.valueEnd)])) }
     }
@@ -183,7 +183,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     }
 
     /// Calls `body` with each field's name and value bytes, in order, without making any `String`.
-    public func forEachField<E: Error>(
+    package func forEachField<E: Error>(
         _ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) throws(E) -> Void
     ) throws(E) {
         var failure: E?
@@ -205,7 +205,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// The first field whose name is not a token or whose value holds CR, LF or NUL, if any. Checked on the
     /// stored bytes: a `String` is made only for the field returned (the transport asks this of every request).
-    public var firstInvalidField: Field? {
+    package var firstInvalidField: Field? {
         let bad = storage.withUnsafeBufferPointer { bytes in
             entries.first { entry in
                 let name = UnsafeBufferPointer(rebasing: bytes[Int(entry.nameStart)..<Int(entry.nameEnd)])
@@ -278,7 +278,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     }
 
     /// ``isValidName(_:)`` for a name's UTF-8 bytes (the rule itself; encoders check stored bytes with it).
-    public static func isValidName(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isValidName(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
         HTTPToken.isToken(name)
     }
 
@@ -290,12 +290,12 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     }
 
     /// ``isValidValue(_:)`` for a value's UTF-8 bytes (the rule itself).
-    public static func isValidValue(bytes value: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isValidValue(bytes value: UnsafeBufferPointer<UInt8>) -> Bool {
         !value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 
     /// ASCII case-insensitive comparison of two field names.
-    public static func namesEqual(_ a: String, _ b: String) -> Bool {
+    package static func namesEqual(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         let fast = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in bytesEqualIgnoringCase(x, y) }

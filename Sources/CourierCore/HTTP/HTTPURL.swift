@@ -9,7 +9,7 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     /// Host name or address literal, lower case, without brackets.
     public var host: String
     /// The explicit port, if the URL had one.
-    public var explicitPort: Int?
+    package var explicitPort: Int?
     /// The path, always starting with `/` (an empty path becomes `/`), still percent-encoded.
     public var path: String
     /// The query without its `?`, still percent-encoded; nil when the URL has none.
@@ -19,13 +19,13 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     public var port: Int { explicitPort ?? (scheme == "https" ? 443 : 80) }
 
     /// Whether the host is an IPv6 address literal.
-    public var isIPv6Literal: Bool { host.utf8.contains(UInt8(ascii: ":")) }
+    package var isIPv6Literal: Bool { host.utf8.contains(UInt8(ascii: ":")) }
 
     /// The request target of an origin-form request line: path plus `?query`.
     public var requestTarget: String { query.map { "\(path)?\($0)" } ?? path }
 
     /// The `Host` header value: host (bracketed for IPv6) plus `:port` when it is not the scheme's default.
-    public var hostHeader: String {
+    package var hostHeader: String {
         var h = isIPv6Literal ? "[" + host + "]" : host
         if let p = explicitPort, p != (scheme == "https" ? 443 : 80) {
             h += ":"
@@ -38,7 +38,7 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     public var origin: String { "\(scheme)://\(hostHeader.isEmpty ? host : hostHeader):\(port)" }
 
     /// The first path component with its leading slash (`/v1` for `/v1/search?q=x`), or `/` for the root.
-    public var firstPathComponent: String { String(path[..<firstPathComponentEnd]) }
+    package var firstPathComponent: String { String(path[..<firstPathComponentEnd]) }
 
     /// Where ``firstPathComponent`` ends in ``path``.
     var firstPathComponentEnd: String.Index {

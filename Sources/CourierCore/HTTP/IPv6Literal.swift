@@ -4,9 +4,9 @@
 ///
 /// Checked byte by byte: `Character.isHexDigit` also accepts full-width digits, which once let `http://[１]/`
 /// parse to a host whose description did not parse again.
-public enum IPv6Literal {
+package enum IPv6Literal {
     /// Whether `text` (without brackets) is an IPv6 address.
-    public static func isValid(_ text: some StringProtocol) -> Bool {
+    package static func isValid(_ text: some StringProtocol) -> Bool {
         let bytes = Array(text.utf8)
         // The longest form is 8 groups of 4 with an IPv4 tail: 45 bytes.
         guard !bytes.isEmpty, bytes.count <= 45 else { return false }

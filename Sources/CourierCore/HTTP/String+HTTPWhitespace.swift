@@ -1,6 +1,6 @@
 extension StringProtocol {
     /// The text without leading and trailing spaces and horizontal tabs (RFC 9110's optional whitespace, OWS).
-    public var trimmingHTTPWhitespace: SubSequence {
+    package var trimmingHTTPWhitespace: SubSequence {
         var start = startIndex
         var end = endIndex
         while start < end, self[start] == " " || self[start] == "\t" { start = index(after: start) }

@@ -16,13 +16,13 @@ public struct BackoffPolicy: Hashable, Sendable {
         case decorrelated
     }
 
-    public var initial: Duration
+    public package(set) var initial: Duration
     /// The cap on one delay; nil means no cap (the linter warns about that).
-    public var max: Duration?
-    public var multiplier: Double
-    public var jitter: Jitter
+    public package(set) var max: Duration?
+    public package(set) var multiplier: Double
+    public package(set) var jitter: Jitter
 
-    public init(initial: Duration, max: Duration?, multiplier: Double, jitter: Jitter) {
+    package init(initial: Duration, max: Duration?, multiplier: Double, jitter: Jitter) {
         self.initial = initial
         self.max = max
         self.multiplier = multiplier
@@ -34,7 +34,7 @@ public struct BackoffPolicy: Hashable, Sendable {
 
     /// The un-jittered delay before retry `retry` (1-based): `min(max, initial × multiplier^(retry-1))`.
     /// This is also the largest delay any jitter mode but `decorrelated` can produce for that retry.
-    public func baseDelay(beforeRetry retry: Int) -> Duration {
+    package func baseDelay(beforeRetry retry: Int) -> Duration {
         let initialSeconds = initial.seconds
         var seconds = initialSeconds * pow(multiplier, Double(Swift.max(0, retry - 1)))
         if let cap = max?.seconds { seconds = Swift.min(seconds, cap) }
@@ -43,7 +43,7 @@ public struct BackoffPolicy: Hashable, Sendable {
     }
 
     /// The largest delay the curve allows before retry `retry` (1-based), whatever the jitter draws.
-    public func worstDelay(beforeRetry retry: Int) -> Duration {
+    package func worstDelay(beforeRetry retry: Int) -> Duration {
         guard jitter == .decorrelated else { return baseDelay(beforeRetry: retry) }
         // Decorrelated: each delay is at most 3 × the previous one (starting from `initial`), capped at max.
         var seconds = initial.seconds
@@ -58,7 +58,7 @@ public struct BackoffPolicy: Hashable, Sendable {
 
 extension Duration {
     /// The duration in (fractional) seconds.
-    public var seconds: Double {
+    package var seconds: Double {
         let c = components
         return Double(c.seconds) + Double(c.attoseconds) / 1e18
     }

@@ -1,11 +1,11 @@
 /// Caching rules for a service's responses.
 public struct CachePolicy: Hashable, Sendable {
     /// How long a stored response stays fresh when the server does not say.
-    public var ttl: Duration
+    public package(set) var ttl: Duration
     /// The most bytes this service's cached responses may take on disk.
-    public var maxSize: Int64
+    public package(set) var maxSize: Int64
 
-    public init(ttl: Duration, maxSize: Int64) {
+    package init(ttl: Duration, maxSize: Int64) {
         self.ttl = ttl
         self.maxSize = maxSize
     }

@@ -24,7 +24,7 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     /// Where it is.
     public var location: SourceLocation
 
-    public init(
+    package init(
         _ severity: Severity,
         rule: String,
         message: String,

@@ -1,8 +1,8 @@
 /// The policy language's durations (`250ms`, `5s`, `2m`, `1h`, and combinations such as `1m30s`) and sizes
 /// (`512KiB`, `10MiB`, `1GiB`, plain bytes `1024` or `1024B`, and SI `KB`/`MB`/`GB`).
-public enum DurationFormat {
+package enum DurationFormat {
     /// Parses a duration; nil when malformed, negative or over 100 days.
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
         var rest = text.trimmingHTTPWhitespace
         guard !rest.isEmpty else { return nil }
@@ -28,7 +28,7 @@ public enum DurationFormat {
     }
 
     /// Formats a duration the way a person writes it: `250ms`, `5s`, `1.5s`, `2m`, `1h30m`.
-    public static func format(_ d: Duration) -> String {
+    package static func format(_ d: Duration) -> String {
         let ms = d.seconds * 1000
         if ms < 1000 {
             return ms == ms.rounded() ? "\(Int(ms))ms" : "\(trim(ms))ms"
@@ -52,7 +52,7 @@ public enum DurationFormat {
     }
 
     /// Parses a size in bytes; nil when malformed or over 1 PiB.
-    public static func parseSize(_ text: String) -> Int64? {
+    package static func parseSize(_ text: String) -> Int64? {
         let t = text.trimmingHTTPWhitespace
         let digits = t.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
         guard !digits.isEmpty, let value = Double(digits), digits.filter({ $0 == "." }).count <= 1 else { return nil }
@@ -68,7 +68,7 @@ public enum DurationFormat {
     }
 
     /// Formats a size with the largest binary unit that divides it exactly (`10MiB`), else in bytes.
-    public static func formatSize(_ bytes: Int64) -> String {
+    package static func formatSize(_ bytes: Int64) -> String {
         for (unit, m) in [("GiB", Int64(1) << 30), ("MiB", Int64(1) << 20), ("KiB", Int64(1) << 10)]
         where bytes >= m && bytes % m == 0 {
             return "\(bytes / m)\(unit)"

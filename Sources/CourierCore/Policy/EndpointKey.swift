@@ -6,7 +6,7 @@ public struct EndpointKey: Hashable, Sendable, CustomStringConvertible {
     public let host: String
     public let pathPrefix: Substring
 
-    public init(host: String, pathPrefix: Substring) {
+    package init(host: String, pathPrefix: Substring) {
         self.host = host
         self.pathPrefix = pathPrefix
     }

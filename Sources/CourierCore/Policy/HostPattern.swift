@@ -11,7 +11,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     public let isWildcard: Bool
 
     /// Parses a pattern; returns nil and the reason when it is malformed.
-    public static func parse(_ text: String) -> Result<HostPattern, HostPatternError> {
+    package static func parse(_ text: String) -> Result<HostPattern, HostPatternError> {
         let lower = text.lowercased()
         if lower.hasPrefix("*.") {
             let suffix = String(lower.dropFirst(2))
@@ -95,8 +95,8 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Why a host pattern is malformed.
-public struct HostPatternError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var reason: String
-    public init(reason: String) { self.reason = reason }
-    public var description: String { reason }
+package struct HostPatternError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var reason: String
+    package init(reason: String) { self.reason = reason }
+    package var description: String { reason }
 }

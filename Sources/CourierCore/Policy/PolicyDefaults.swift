@@ -1,16 +1,16 @@
 /// The `defaults:` section after merging over the built-in defaults. Services merge over these, and requests
 /// to hosts no service claims use them directly (with no authoriser, no rate limit and no fallbacks).
 public struct PolicyDefaults: Hashable, Sendable {
-    public var timeouts: TimeoutPolicy
-    public var retry: RetryPolicy
-    public var rateLimit: RateLimitPolicy
+    public package(set) var timeouts: TimeoutPolicy
+    public package(set) var retry: RetryPolicy
+    public package(set) var rateLimit: RateLimitPolicy
     /// The `propagate-trace-context` services start from (true unless `defaults:` says otherwise). Hosts no
     /// service claims never receive trace context, whatever this says: they are not known to the policy.
-    public var propagatesTraceContext: Bool
+    public package(set) var propagatesTraceContext: Bool
     /// Where each value came from (same key paths as ``ServicePolicy/origins``).
-    public var origins: [String: SourceLocation]
+    public package(set) var origins: [String: SourceLocation]
 
-    public init(
+    package init(
         timeouts: TimeoutPolicy = .builtIn,
         retry: RetryPolicy = .builtIn,
         rateLimit: RateLimitPolicy = .unlimited,

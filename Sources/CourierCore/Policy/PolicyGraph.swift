@@ -68,7 +68,7 @@ public struct PolicyGraph: Sendable {
         var entry: RouteEntry
     }
 
-    public init(
+    package init(
         version: Int = 1,
         services: [ServicePolicy],
         authorisers: [String: AuthoriserInstance] = [:],

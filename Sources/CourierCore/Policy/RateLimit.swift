@@ -1,11 +1,11 @@
 /// A token bucket: a sustained rate and a burst size.
 public struct RateLimit: Hashable, Sendable, CustomStringConvertible {
     /// Tokens added per second.
-    public var requestsPerSecond: Double
+    public package(set) var requestsPerSecond: Double
     /// Bucket capacity: how many requests may go at once after a quiet period.
-    public var burst: Int
+    public package(set) var burst: Int
 
-    public init(requestsPerSecond: Double, burst: Int) {
+    package init(requestsPerSecond: Double, burst: Int) {
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst
     }

@@ -6,11 +6,11 @@
 /// (`api.example.com/v1/search`).
 public struct RateLimitPolicy: Hashable, Sendable {
     /// The limit for endpoint keys no override matches; nil means unlimited.
-    public var perEndpoint: RateLimit?
+    public package(set) var perEndpoint: RateLimit?
     /// Overrides by path prefix (each starts with `/`).
-    public var endpoints: [String: RateLimit]
+    public package(set) var endpoints: [String: RateLimit]
 
-    public init(perEndpoint: RateLimit?, endpoints: [String: RateLimit] = [:]) {
+    package init(perEndpoint: RateLimit?, endpoints: [String: RateLimit] = [:]) {
         self.perEndpoint = perEndpoint
         self.endpoints = endpoints
     }

@@ -33,7 +33,7 @@ public struct RetryPolicy: Hashable, Sendable {
             }
         }
 
-        public static let tokens = ["connect-error", "timeout", "connection-lost"]
+        package static let tokens = ["connect-error", "timeout", "connection-lost"]
 
         public static func < (lhs: Condition, rhs: Condition) -> Bool { lhs.sortKey < rhs.sortKey }
         private var sortKey: Int {
@@ -50,9 +50,9 @@ public struct RetryPolicy: Hashable, Sendable {
     /// Retries are allowed while `retries ≤ ratio × requests` over the last ten seconds, or while fewer than
     /// `minPerSecond` retries per second are being sent (so a quiet client can still retry).
     public struct Budget: Hashable, Sendable {
-        public var ratio: Double
-        public var minPerSecond: Double
-        public init(ratio: Double, minPerSecond: Double) {
+        public package(set) var ratio: Double
+        public package(set) var minPerSecond: Double
+        package init(ratio: Double, minPerSecond: Double) {
             self.ratio = ratio
             self.minPerSecond = minPerSecond
         }
@@ -61,24 +61,24 @@ public struct RetryPolicy: Hashable, Sendable {
     }
 
     /// Total attempts, the first included (1 means no retries).
-    public var maxAttempts: Int
-    public var conditions: Set<Condition>
+    public package(set) var maxAttempts: Int
+    public package(set) var conditions: Set<Condition>
     /// Methods that may be retried.
-    public var methods: Set<HTTPMethod>
-    public var backoff: BackoffPolicy
+    public package(set) var methods: Set<HTTPMethod>
+    public package(set) var backoff: BackoffPolicy
     /// Whether a `Retry-After` header sets the delay before the next attempt (it replaces the back-off delay
     /// when longer).
-    public var respectRetryAfter: Bool
+    public package(set) var respectRetryAfter: Bool
     /// The longest `Retry-After` honoured; a longer one is clamped to this (a hostile header cannot park a
     /// client for days).
-    public var retryAfterCap: Duration
+    public package(set) var retryAfterCap: Duration
     /// The retry budget; nil disables it.
-    public var budget: Budget?
+    public package(set) var budget: Budget?
     /// When set, non-idempotent methods in ``methods`` may be retried, and the loader sends this header with
     /// one generated value on every attempt of a request.
-    public var idempotencyKeyHeader: String?
+    public package(set) var idempotencyKeyHeader: String?
 
-    public init(
+    package init(
         maxAttempts: Int,
         conditions: Set<Condition>,
         methods: Set<HTTPMethod>,
@@ -112,14 +112,14 @@ public struct RetryPolicy: Hashable, Sendable {
     )
 
     /// Whether `method` may be retried under this policy.
-    public func allowsRetry(of method: HTTPMethod) -> Bool {
+    package func allowsRetry(of method: HTTPMethod) -> Bool {
         guard methods.contains(method) else { return false }
         return method.isIdempotent || idempotencyKeyHeader != nil
     }
 
     /// The longest the back-off delays of one request can add up to: the sum of the worst delay before each
     /// retry (`maxAttempts - 1` of them).
-    public var worstCaseBackoff: Duration {
+    package var worstCaseBackoff: Duration {
         guard maxAttempts > 1 else { return .zero }
         var total = Duration.zero
         for retry in 1..<maxAttempts { total += backoff.worstDelay(beforeRetry: retry) }

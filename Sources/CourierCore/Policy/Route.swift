@@ -23,7 +23,7 @@ public struct Route: Sendable {
     /// The limit for ``endpointKey``; nil = unlimited.
     public let rateLimit: RateLimit?
     /// Whether this request's method may be retried at all under ``retry``.
-    public let retriesAllowed: Bool
+    package let retriesAllowed: Bool
     /// Where to connect when the URL's host is unreachable, in order.
     public let fallbacks: [HostAddress]
 
@@ -45,7 +45,7 @@ public struct Route: Sendable {
     public var tls: TLSPolicy { entry.tls }
     public var cache: CachePolicy? { entry.cache }
     /// Whether the service has cache rules (``cache`` is not nil), without copying them.
-    public var hasCachePolicy: Bool { entry.hasCachePolicy }
+    package var hasCachePolicy: Bool { entry.hasCachePolicy }
     /// Whether the request may carry the caller's trace context: the service's `propagate-trace-context`, and
     /// never for a host no service claims.
     public var propagatesTraceContext: Bool { entry.propagatesTraceContext }

@@ -5,30 +5,30 @@ public struct ServicePolicy: Hashable, Sendable {
         case http, https
     }
 
-    public var name: String
-    public var hosts: [HostPattern]
-    public var scheme: Scheme
+    public package(set) var name: String
+    public package(set) var hosts: [HostPattern]
+    public package(set) var scheme: Scheme
     /// The name of the authoriser instance serving this service, if any.
-    public var authoriser: String?
-    public var rateLimit: RateLimitPolicy
-    public var retry: RetryPolicy
-    public var timeouts: TimeoutPolicy
+    public package(set) var authoriser: String?
+    public package(set) var rateLimit: RateLimitPolicy
+    public package(set) var retry: RetryPolicy
+    public package(set) var timeouts: TimeoutPolicy
     /// Alternatives per host, tried in order when that host is unreachable.
-    public var fallbacks: [String: [HostAddress]]
-    public var tls: TLSPolicy
+    public package(set) var fallbacks: [String: [HostAddress]]
+    public package(set) var tls: TLSPolicy
     /// nil: responses are not cached.
-    public var cache: CachePolicy?
+    public package(set) var cache: CachePolicy?
     /// Whether requests to the service carry the caller's trace context (W3C `traceparent`/`tracestate`, through
     /// the tracer's injector): `propagate-trace-context`, true unless the policy says otherwise.
-    public var propagatesTraceContext: Bool
+    public package(set) var propagatesTraceContext: Bool
     /// Where the service is declared.
-    public var definedAt: SourceLocation
+    public package(set) var definedAt: SourceLocation
     /// Where each effective value came from, keyed by its dotted key path in the language
     /// (`retry.max-attempts`, `timeouts.total`, `rate-limit.endpoints./v1/search`). A key path that is absent
     /// took the built-in default.
-    public var origins: [String: SourceLocation]
+    public package(set) var origins: [String: SourceLocation]
 
-    public init(
+    package init(
         name: String,
         hosts: [HostPattern],
         scheme: Scheme = .https,

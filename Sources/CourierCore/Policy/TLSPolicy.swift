@@ -10,7 +10,7 @@ public struct TLSPolicy: Hashable, Sendable {
     /// A public-key pin: the SHA-256 of a certificate's SubjectPublicKeyInfo (32 bytes), written
     /// `sha256/<base64>` in policy files as in HPKP and OkHttp.
     public struct Pin: Hashable, Sendable, CustomStringConvertible {
-        public var sha256: [UInt8]
+        public package(set) var sha256: [UInt8]
         public init(sha256: [UInt8]) { self.sha256 = sha256 }
         public var description: String { "sha256/" + Base64.encode(sha256) }
 
@@ -24,13 +24,13 @@ public struct TLSPolicy: Hashable, Sendable {
     }
 
     /// Accepted pins; the handshake fails unless one key in the chain matches one of them. Empty = no pinning.
-    public var pins: [Pin]
+    public package(set) var pins: [Pin]
     /// Absolute path of a PEM bundle of trusted CAs that replaces the system store; nil = system store.
-    public var caFile: String?
-    public var minVersion: Version
+    public package(set) var caFile: String?
+    public package(set) var minVersion: Version
     /// Whether the server's chain and name are verified. Only code and `courier fetch --insecure` turn this off
     /// (a policy file cannot); pins are still checked, against the chain the server sent.
-    public var verifiesPeer: Bool
+    public package(set) var verifiesPeer: Bool
 
     public init(pins: [Pin] = [], caFile: String? = nil, minVersion: Version = .tls12, verifiesPeer: Bool = true) {
         self.pins = pins
@@ -43,7 +43,7 @@ public struct TLSPolicy: Hashable, Sendable {
 
     /// These settings over `base` (a client's defaults): this policy's CA file and pins where it names any, else
     /// the base's; the higher of the two minimum versions; verification only when both verify.
-    public func overlaid(on base: TLSPolicy) -> TLSPolicy {
+    package func overlaid(on base: TLSPolicy) -> TLSPolicy {
         TLSPolicy(
             pins: pins.isEmpty ? base.pins : pins, caFile: caFile ?? base.caFile, minVersion: max(minVersion, base.minVersion),
             verifiesPeer: verifiesPeer && base.verifiesPeer

@@ -13,9 +13,9 @@ import Synchronization
 /// A scope is a task-local value, so unstructured tasks (`Task { }`) inherit it. A task that outlives the work or
 /// serves others (a shared connect, a shared token refresh, a background revalidation) starts with
 /// ``unscoped(isolation:_:)`` so that one load's cancellation does not end it.
-public final class CancellationScope: Sendable {
+package final class CancellationScope: Sendable {
     /// The scope of the work running on this task; nil outside any.
-    @TaskLocal public static var current: CancellationScope?
+    @TaskLocal package static var current: CancellationScope?
 
     private struct State: ~Copyable {
         var reason: CourierError?
@@ -29,17 +29,17 @@ public final class CancellationScope: Sendable {
     private let state = Mutex(State())
 
     /// Makes a scope that is not cancelled.
-    public init() {}
+    package init() {}
 
     /// Whether ``cancel(with:)`` was called.
-    public var isCancelledNow: Bool { state.withLock { $0.reason != nil } }
+    package var isCancelledNow: Bool { state.withLock { $0.reason != nil } }
 
     /// The error the scope was first cancelled with; nil while it is not.
-    public var reason: CourierError? { state.withLock { $0.reason } }
+    package var reason: CourierError? { state.withLock { $0.reason } }
 
     /// Cancels the scope (the first call's `reason` is kept; later calls do nothing): every wait under it that is
     /// registered now is woken through its handler, and every later one is refused at once.
-    public func cancel(with reason: CourierError) {
+    package func cancel(with reason: CourierError) {
         let handlers = state.withLock { s -> [@Sendable () -> Void] in
             guard s.reason == nil else { return [] }
             s.reason = reason
@@ -77,7 +77,7 @@ public final class CancellationScope: Sendable {
     // MARK: - For the waits
 
     /// Whether the current task is cancelled or the current scope (if any) is.
-    public static var isCancelled: Bool {
+    package static var isCancelled: Bool {
         if Task.isCancelled { return true }
         guard let scope = current else { return false }
         return scope.isCancelledNow
@@ -90,7 +90,7 @@ public final class CancellationScope: Sendable {
     ///
     /// It runs on its caller's executor (`nonisolated(nonsending)`), as the waits that call it do: no hop to the
     /// generic executor and back around every wait.
-    nonisolated(nonsending) public static func withCancellationHandler<T>(
+    nonisolated(nonsending) package static func withCancellationHandler<T>(
         operation: nonisolated(nonsending) () async throws -> T, onCancel handler: @escaping @Sendable () -> Void
     ) async rethrows -> T {
         guard let scope = current else {
@@ -102,7 +102,7 @@ public final class CancellationScope: Sendable {
     }
 
     /// Sleeps until `deadline`; throws `CancellationError` when the task or the current scope is cancelled first.
-    public static func sleep(until deadline: ContinuousClock.Instant) async throws {
+    package static func sleep(until deadline: ContinuousClock.Instant) async throws {
         guard current != nil else {
             try await Task.sleep(until: deadline, clock: ContinuousClock())
             return
@@ -125,7 +125,7 @@ public final class CancellationScope: Sendable {
 
     /// Runs `body` outside any scope: for a task that serves more than the load that starts it (a shared connect
     /// or refresh) or outlives it (a background revalidation).
-    public static func unscoped<T>(
+    package static func unscoped<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
     ) async rethrows -> T {
         guard current != nil else { return try await body() }

@@ -14,31 +14,31 @@ import Musl
 /// async function is allocated from the task's allocator (issue 11, session 15). Where an instant goes to or comes
 /// from a public API that takes a `ContinuousClock.Instant`, it is converted through one process-wide pair of
 /// readings of both clocks, so a round trip is exact.
-public struct Deadline: Comparable, Hashable, Sendable, CustomStringConvertible {
+package struct Deadline: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Nanoseconds since an unspecified start (boot, for the real clock).
-    public var nanoseconds: UInt64
+    package var nanoseconds: UInt64
 
     /// Creates an instant from raw nanoseconds.
-    public init(nanoseconds: UInt64) {
+    package init(nanoseconds: UInt64) {
         self.nanoseconds = nanoseconds
     }
 
     /// The current time of the monotonic clock (`clock_gettime` reads the vDSO: no system call).
-    public static func now() -> Deadline {
+    package static func now() -> Deadline {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Deadline(nanoseconds: UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec))
     }
 
     /// The latest representable instant; used for "never".
-    public static let distantFuture = Deadline(nanoseconds: .max)
+    package static let distantFuture = Deadline(nanoseconds: .max)
 
-    public static func < (lhs: Deadline, rhs: Deadline) -> Bool {
+    package static func < (lhs: Deadline, rhs: Deadline) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
 
     /// `lhs` moved forward by `rhs` (negative durations move back); saturates instead of overflowing.
-    public static func + (lhs: Deadline, rhs: Duration) -> Deadline {
+    package static func + (lhs: Deadline, rhs: Duration) -> Deadline {
         let delta = rhs.nanosecondsClamped
         if delta >= 0 {
             let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(UInt64(delta))
@@ -49,23 +49,23 @@ public struct Deadline: Comparable, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// `lhs` moved back by `rhs`; saturates.
-    public static func - (lhs: Deadline, rhs: Duration) -> Deadline {
+    package static func - (lhs: Deadline, rhs: Duration) -> Deadline {
         lhs + (.zero - rhs)
     }
 
-    public static func += (lhs: inout Deadline, rhs: Duration) {
+    package static func += (lhs: inout Deadline, rhs: Duration) {
         lhs = lhs + rhs
     }
 
     /// The time from `rhs` to `lhs` (negative when `lhs` is earlier).
-    public static func - (lhs: Deadline, rhs: Deadline) -> Duration {
+    package static func - (lhs: Deadline, rhs: Deadline) -> Duration {
         if lhs >= rhs {
             return .nanoseconds(Int64(clamping: lhs.nanoseconds - rhs.nanoseconds))
         }
         return .nanoseconds(-Int64(clamping: rhs.nanoseconds - lhs.nanoseconds))
     }
 
-    public var description: String { "\(nanoseconds)ns" }
+    package var description: String { "\(nanoseconds)ns" }
 
     // MARK: - The public API's edge
 
@@ -73,12 +73,12 @@ public struct Deadline: Comparable, Hashable, Sendable, CustomStringConvertible 
     private static let anchor = (continuous: ContinuousClock.now, monotonic: Deadline.now())
 
     /// The same instant as `instant`, a `ContinuousClock` instant.
-    public init(_ instant: ContinuousClock.Instant) {
+    package init(_ instant: ContinuousClock.Instant) {
         self = Self.anchor.monotonic + (instant - Self.anchor.continuous)
     }
 
     /// The same instant as a `ContinuousClock.Instant` (for the public API).
-    public var instant: ContinuousClock.Instant {
+    package var instant: ContinuousClock.Instant {
         Self.anchor.continuous + (self - Self.anchor.monotonic)
     }
 }

@@ -10,7 +10,7 @@ import Darwin
 /// retries `EINTR` and turns every other failure into a ``SystemCallError`` carrying the call and `errno`.
 /// CourierPosix builds its socket and event-loop calls on it, the policy compiler and the authorisers' secret
 /// files read through ``readFile(_:maxBytes:)``.
-public enum SystemCall {
+package enum SystemCall {
     /// Runs `body`, a C call that returns -1 and sets `errno` on failure, until it stops failing with `EINTR`.
     ///
     /// - Returns: the call's result, or nil when `wouldBlockIsValue` is set and the call failed with `EAGAIN`
@@ -18,7 +18,7 @@ public enum SystemCall {
     /// - Throws: ``SystemCallError`` for any other `errno`. `EBADF` and `EFAULT` can only mean a bug in the
     ///   caller (a closed or foreign descriptor, a bad pointer), so they stop the process instead.
     @inlinable
-    public static func run<T: FixedWidthInteger>(
+    package static func run<T: FixedWidthInteger>(
         _ call: StaticString, wouldBlockIsValue: Bool = false, _ body: () -> T
     ) throws(SystemCallError) -> T? {
         while true {
@@ -34,13 +34,13 @@ public enum SystemCall {
 
     /// ``run(_:wouldBlockIsValue:_:)`` for calls on blocking descriptors and paths, which never "would block".
     @inlinable
-    public static func blocking<T: FixedWidthInteger>(_ call: StaticString, _ body: () -> T) throws(SystemCallError) -> T {
+    package static func blocking<T: FixedWidthInteger>(_ call: StaticString, _ body: () -> T) throws(SystemCallError) -> T {
         // Without `wouldBlockIsValue` the result is never nil.
         try run(call, body)!
     }
 
     /// Why ``readFile(_:maxBytes:)`` could not read a file.
-    public enum FileReadFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum FileReadFailure: Error, Hashable, Sendable, CustomStringConvertible {
         /// A call failed (`open` with `ENOENT` for a missing file, `EACCES`, …).
         case system(SystemCallError)
         /// The path names a directory, device or other non-regular file.
@@ -48,7 +48,7 @@ public enum SystemCall {
         /// The file is larger than the limit (checked before reading, and again as it is read).
         case tooLarge(limit: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .system(let error): return error.description
             case .notAFile: return "not a regular file"
@@ -58,7 +58,7 @@ public enum SystemCall {
     }
 
     /// Reads a whole regular file, refusing one larger than `maxBytes` before reading it.
-    public static func readFile(_ path: String, maxBytes: Int) throws(FileReadFailure) -> [UInt8] {
+    package static func readFile(_ path: String, maxBytes: Int) throws(FileReadFailure) -> [UInt8] {
         do {
             let fd = try blocking("open") { open(path, O_RDONLY | O_CLOEXEC) }
             defer { _ = close(fd) }  // close(2) is not retried: after EINTR the descriptor is already gone.
@@ -81,7 +81,7 @@ public enum SystemCall {
     ///
     /// - Throws: ``FileReadFailure/tooLarge(limit:)`` once more than `maxBytes` arrive, ``FileReadFailure/system(_:)``
     ///   when `read` fails.
-    public static func readToEnd(fileDescriptor: Int32, maxBytes: Int = .max) throws(FileReadFailure) -> [UInt8] {
+    package static func readToEnd(fileDescriptor: Int32, maxBytes: Int = .max) throws(FileReadFailure) -> [UInt8] {
         try readToEnd(fileDescriptor: fileDescriptor, maxBytes: maxBytes, expected: 0)
     }
 
@@ -104,7 +104,7 @@ public enum SystemCall {
     }
 
     /// Whether `path` names an existing regular file.
-    public static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return (try? blocking("stat") { stat(path, &info) }) != nil && (info.st_mode & S_IFMT) == S_IFREG
     }

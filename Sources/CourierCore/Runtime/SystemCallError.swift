@@ -9,27 +9,27 @@ import Darwin
 /// A system call failed with an `errno` that is not "would block" and not a programming error.
 ///
 /// Its description reads `'connect' failed: (111) Connection refused`.
-public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The name of the failing call, e.g. `connect`.
-    public let call: String
+    package let call: String
     /// The `errno` value the call left behind.
-    public let errno: Int32
+    package let errno: Int32
 
     /// Creates an error for `call` failing with `errno`.
-    public init(call: String, errno: Int32) {
+    package init(call: String, errno: Int32) {
         self.call = call
         self.errno = errno
     }
 
     /// The C library's text for `errno`, e.g. `Connection refused`.
-    public var errnoDescription: String {
+    package var errnoDescription: String {
         var buffer = [CChar](repeating: 0, count: 256)
         let result = buffer.withUnsafeMutableBufferPointer { strerror_r(errno, $0.baseAddress!, $0.count) }
         guard result == 0 else { return "errno \(errno)" }
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
-    public var description: String {
+    package var description: String {
         "'\(call)' failed: (\(errno)) \(errnoDescription)"
     }
 }

@@ -11,10 +11,10 @@ import Musl
 /// removals), so that it never holds one of Swift concurrency's few cooperative threads, on which every other task
 /// of the process depends. Plain detached pthreads: not Foundation's `Thread` (the vocabulary layer links no
 /// Foundation), and not Dispatch's global queues, which on Linux share their threads with the cooperative pool.
-public enum ThreadOfItsOwn {
+package enum ThreadOfItsOwn {
     /// Runs `work` on a new detached thread named `name` and returns what it returns or throws. When no thread
     /// can be started, `work` runs on the caller's thread instead (it still runs, only less politely).
-    public static func run<T: Sendable, Failure: Error>(
+    package static func run<T: Sendable, Failure: Error>(
         name: String, _ work: @escaping @Sendable () throws(Failure) -> T
     ) async throws(Failure) -> T {
         let result: Result<T, Failure> = await withUnsafeContinuation { continuation in
@@ -31,14 +31,14 @@ public enum ThreadOfItsOwn {
     }
 
     /// Starts a detached thread named `name` (the kernel keeps 15 bytes of it) running `body`.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
         let thread = try startJoinable(name: name, body)
         let code = pthread_detach(thread)
         precondition(code == 0, "pthread_detach failed with \(code)")
     }
 
     /// Starts a thread named `name` running `body`; the caller must join or detach it.
-    public static func startJoinable(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) -> pthread_t {
+    package static func startJoinable(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) -> pthread_t {
         let box = Unmanaged.passRetained(Work(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let code = pthread_create(&thread, nil, { argument in
@@ -55,7 +55,7 @@ public enum ThreadOfItsOwn {
     }
 
     /// Waits for a thread started by ``startJoinable(name:_:)`` to finish.
-    public static func join(_ thread: pthread_t) {
+    package static func join(_ thread: pthread_t) {
         let code = pthread_join(thread, nil)
         precondition(code == 0, "pthread_join failed with \(code)")
     }

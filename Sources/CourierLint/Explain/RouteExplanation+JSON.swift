@@ -7,7 +7,7 @@ extension RouteExplanation: Encodable {
 
     /// The `courier explain --format json` document. Durations are written as the policy language writes them
     /// (`1.5s`) next to their value in seconds; `rateLimit` is null when the route is unlimited.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(url, forKey: .url)
         try c.encode(method, forKey: .method)

@@ -5,39 +5,39 @@ import CourierCore
 ///
 /// Secrets are never resolved: authoriser settings print as written, so `${env:TOKEN}` stays a reference, and
 /// a literal value in a setting the plugin marks as secret prints as `<hidden literal>`.
-public struct RouteExplanation: Hashable, Sendable {
+package struct RouteExplanation: Hashable, Sendable {
     /// How the service was chosen.
-    public enum MatchKind: String, Hashable, Sendable, Encodable {
+    package enum MatchKind: String, Hashable, Sendable, Encodable {
         case exact, wildcard, defaults
     }
 
     /// The URL as Courier parsed it.
-    public var url: String
+    package var url: String
     /// The request method (upper case as given).
-    public var method: String
+    package var method: String
     /// The chosen service, or nil when only the defaults apply.
-    public var service: String?
+    package var service: String?
     /// Where the chosen service is declared.
-    public var serviceDefinedAt: SourceLocation?
+    package var serviceDefinedAt: SourceLocation?
     /// Exact host, wildcard, or defaults.
-    public var match: MatchKind
+    package var match: MatchKind
     /// The host pattern that matched (`api.example.com`, `*.api.example.com`), or nil for the defaults.
-    public var pattern: String?
+    package var pattern: String?
     /// Why this service (or the defaults) was chosen, in one sentence.
-    public var reason: String
+    package var reason: String
     /// The rate limiter's bucket key.
-    public var endpointKey: String
+    package var endpointKey: String
     /// Every effective value, in the order of the policy language (timeouts, retry, rate limit, authoriser,
     /// fallbacks, TLS, cache).
-    public var values: [RouteValue]
+    package var values: [RouteValue]
     /// The worst the route allows: attempts, waiting, request rate.
-    public var worstCase: RouteWorstCase
+    package var worstCase: RouteWorstCase
     /// Things a reader should know (e.g. the URL's scheme differs from the service's).
-    public var notes: [String]
+    package var notes: [String]
 
     /// Explains the route `graph` gives a `method` request to `url`. `registry` says which authoriser
     /// settings are secrets.
-    public init(graph: PolicyGraph, url: HTTPURL, method: HTTPMethod = .get, registry: AuthoriserRegistry = .builtIn) {
+    package init(graph: PolicyGraph, url: HTTPURL, method: HTTPMethod = .get, registry: AuthoriserRegistry = .builtIn) {
         let route = graph.route(for: url, method: method)
         self.url = url.description
         self.method = method.rawValue
@@ -172,7 +172,7 @@ public struct RouteExplanation: Hashable, Sendable {
     }
 
     /// The value printed for `key`, if the explanation has it.
-    public func value(_ key: String) -> RouteValue? { values.first { $0.key == key } }
+    package func value(_ key: String) -> RouteValue? { values.first { $0.key == key } }
 
     /// A rate as a policy writes it: `2 req/s, burst 2`.
     static func rate(_ limit: RateLimit) -> String {

@@ -2,9 +2,9 @@ import CourierCore
 
 /// The worst a route allows one request to do: how many attempts it may make, how long it may wait between
 /// them, and how fast one client may send requests on its endpoint key. Pure arithmetic over the policy values.
-public struct RouteWorstCase: Hashable, Sendable {
+package struct RouteWorstCase: Hashable, Sendable {
     /// What limits ``longestWait``.
-    public enum WaitBound: String, Hashable, Sendable, Encodable {
+    package enum WaitBound: String, Hashable, Sendable, Encodable {
         /// The request is never retried, so it never waits.
         case noRetries = "no-retries"
         /// The back-off curve: the sum of its worst delays fits in `timeouts.total`.
@@ -17,33 +17,33 @@ public struct RouteWorstCase: Hashable, Sendable {
     }
 
     /// Attempts one request may make, the first included (1 when the request is not retried).
-    public var attempts: Int
+    package var attempts: Int
     /// Why the request is or is not retried, in one sentence.
-    public var retryReason: String
+    package var retryReason: String
     /// The longest delay before each retry (index 0 is the delay before the first retry), `Retry-After`
     /// considered.
-    public var delays: [Duration]
+    package var delays: [Duration]
     /// The back-off curve's own worst delay before each retry, without `Retry-After`.
-    public var backoffDelays: [Duration]
+    package var backoffDelays: [Duration]
     /// Whether a `Retry-After` header (up to ``retryAfterCap``) may stand in for a shorter back-off delay:
     /// `respect-retry-after` is on and `retry.on` has a status code.
-    public var retryAfterApplies: Bool
+    package var retryAfterApplies: Bool
     /// The longest `Retry-After` honoured.
-    public var retryAfterCap: Duration
+    package var retryAfterCap: Duration
     /// The sum of ``delays``, before `timeouts.total` is applied.
-    public var unboundedWait: Duration
+    package var unboundedWait: Duration
     /// The longest time the request can spend waiting between attempts: ``unboundedWait`` capped at
     /// `timeouts.total`.
-    public var longestWait: Duration
+    package var longestWait: Duration
     /// Which bound gives ``longestWait``.
-    public var waitBound: WaitBound
+    package var waitBound: WaitBound
     /// The deadline for the whole request, retries included (`timeouts.total`).
-    public var totalTimeout: Duration
+    package var totalTimeout: Duration
     /// The endpoint key's token bucket; nil = unlimited.
-    public var rateLimit: RateLimit?
+    package var rateLimit: RateLimit?
 
     /// Retries for `method` under `retry`, within `timeouts`, limited by `rateLimit`.
-    public init(retry: RetryPolicy, method: HTTPMethod, timeouts: TimeoutPolicy, rateLimit: RateLimit?) {
+    package init(retry: RetryPolicy, method: HTTPMethod, timeouts: TimeoutPolicy, rateLimit: RateLimit?) {
         totalTimeout = timeouts.total
         self.rateLimit = rateLimit
         let retried: Bool
@@ -102,10 +102,10 @@ public struct RouteWorstCase: Hashable, Sendable {
 
     /// The most requests one client can send on this endpoint key within one second: a full bucket (`burst`)
     /// plus the tokens added during that second. nil = unlimited.
-    public var peakRequestsInOneSecond: Double? {
+    package var peakRequestsInOneSecond: Double? {
         rateLimit.map { Double($0.burst) + $0.requestsPerSecond }
     }
 
     /// The sustained rate once the bucket is empty. nil = unlimited.
-    public var sustainedRequestsPerSecond: Double? { rateLimit?.requestsPerSecond }
+    package var sustainedRequestsPerSecond: Double? { rateLimit?.requestsPerSecond }
 }

@@ -3,9 +3,9 @@ import FoundationEssentials
 
 /// `{"diagnostics": [{"column", "file", "line", "message", "rule", "severity", "suggestion"}], "files": N}`,
 /// keys sorted, pretty-printed, `suggestion` null when there is none.
-public struct JSONFormatter: DiagnosticFormatter {
+package struct JSONFormatter: DiagnosticFormatter {
     /// `--format json`.
-    public static let identifier = "json"
+    package static let identifier = "json"
 
     /// The encoded document.
     struct Document: Codable, Hashable {
@@ -39,10 +39,10 @@ public struct JSONFormatter: DiagnosticFormatter {
     }
 
     /// The JSON formatter.
-    public init() {}
+    package init() {}
 
     /// The JSON document for `report`, ending with a newline.
-    public func format(_ report: LintReport) -> String {
+    package func format(_ report: LintReport) -> String {
         let document = Document(
             files: report.files.count,
             diagnostics: report.diagnostics.map {

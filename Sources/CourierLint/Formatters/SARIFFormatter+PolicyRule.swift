@@ -2,12 +2,12 @@ import CourierPolicy
 
 extension SARIFFormatter {
     /// Every rule the policy compiler can report, as SARIF rule descriptors.
-    public static var policyRules: [Rule] {
+    package static var policyRules: [Rule] {
         PolicyRule.all.map { Rule(id: $0.id, severity: $0.severity, summary: $0.summary) }
     }
 
     /// A SARIF formatter that lists every policy rule.
-    public init(baseDirectory: String? = nil, toolVersion: String? = nil) {
+    package init(baseDirectory: String? = nil, toolVersion: String? = nil) {
         self.init(rules: SARIFFormatter.policyRules, baseDirectory: baseDirectory, toolVersion: toolVersion)
     }
 }

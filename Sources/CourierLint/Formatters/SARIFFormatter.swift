@@ -7,25 +7,25 @@ import CourierCore
 /// `message.text` and a physical location: the file's path relative to ``baseDirectory`` with forward
 /// slashes, and a 1-based `region.startLine` / `startColumn` (a position of 0 is reported as 1, since SARIF
 /// lines and columns start at 1).
-public struct SARIFFormatter: DiagnosticFormatter {
+package struct SARIFFormatter: DiagnosticFormatter {
     /// `--format sarif`.
-    public static let identifier = "sarif"
+    package static let identifier = "sarif"
 
     /// The SARIF schema the output declares.
-    public static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
+    package static let schemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
     /// Where the tool's documentation lives (SARIF `tool.driver.informationUri`).
-    public static let informationURI = "https://github.com/courier-http/courier/blob/main/docs/lint.md"
+    package static let informationURI = "https://github.com/courier-http/courier/blob/main/docs/lint.md"
 
     /// What SARIF says about one rule.
-    public struct Rule: Hashable, Sendable {
+    package struct Rule: Hashable, Sendable {
         /// The rule id diagnostics carry (`unknown-key`).
-        public var id: String
+        package var id: String
         /// The default level.
-        public var severity: Diagnostic.Severity
+        package var severity: Diagnostic.Severity
         /// One sentence about what the rule catches.
-        public var summary: String
+        package var summary: String
         /// A rule descriptor.
-        public init(id: String, severity: Diagnostic.Severity, summary: String) {
+        package init(id: String, severity: Diagnostic.Severity, summary: String) {
             self.id = id
             self.severity = severity
             self.summary = summary
@@ -33,21 +33,21 @@ public struct SARIFFormatter: DiagnosticFormatter {
     }
 
     /// The rules listed in `tool.driver.rules`, in this order.
-    public var rules: [Rule]
+    package var rules: [Rule]
     /// Absolute paths below this directory are written relative to it; nil leaves paths as they are.
-    public var baseDirectory: String?
+    package var baseDirectory: String?
     /// `tool.driver.version`, when known.
-    public var toolVersion: String?
+    package var toolVersion: String?
 
     /// A formatter listing `rules`; see ``init(baseDirectory:toolVersion:)`` for the compiler's catalogue.
-    public init(rules: [Rule], baseDirectory: String? = nil, toolVersion: String? = nil) {
+    package init(rules: [Rule], baseDirectory: String? = nil, toolVersion: String? = nil) {
         self.rules = rules
         self.baseDirectory = baseDirectory
         self.toolVersion = toolVersion
     }
 
     /// The SARIF log for `report`, ending with a newline.
-    public func format(_ report: LintReport) -> String {
+    package func format(_ report: LintReport) -> String {
         let report = baseDirectory.map { report.relativizingPaths(to: $0) } ?? report
         var descriptors = rules.map(SARIFLog.ReportingDescriptor.init)
         var index: [String: Int] = [:]
@@ -100,7 +100,7 @@ public struct SARIFFormatter: DiagnosticFormatter {
 
     /// A relative URI reference for a path: forward slashes, no `./`, and the characters that would end or
     /// break a URI path (space, `%`, `#`, `?`, controls, non-ASCII) percent-encoded.
-    public static func uri(forPath path: String) -> String {
+    package static func uri(forPath path: String) -> String {
         var cleaned = PathRelativizer.clean(path.replacing("\\", with: "/"))
         if cleaned == "." { cleaned = "" }
         var out = ""

@@ -4,15 +4,15 @@ import CourierCore
 /// editors understand. A suggestion follows on its own line, indented by four spaces: `    suggestion: …`.
 /// A clean report prints nothing. Line breaks inside a message or suggestion are printed as spaces, so every
 /// diagnostic stays one line for tools that read this format.
-public struct TextFormatter: DiagnosticFormatter {
+package struct TextFormatter: DiagnosticFormatter {
     /// `--format text`, the default.
-    public static let identifier = "text"
+    package static let identifier = "text"
 
     /// The text formatter.
-    public init() {}
+    package init() {}
 
     /// One line per diagnostic (plus a suggestion line), or nothing for a clean report.
-    public func format(_ report: LintReport) -> String {
+    package func format(_ report: LintReport) -> String {
         var out = ""
         for diagnostic in report.diagnostics {
             out += Self.line(for: diagnostic) + "\n"
@@ -24,7 +24,7 @@ public struct TextFormatter: DiagnosticFormatter {
     }
 
     /// The first (contract) line for one diagnostic.
-    public static func line(for diagnostic: Diagnostic) -> String {
+    package static func line(for diagnostic: Diagnostic) -> String {
         let l = diagnostic.location
         return "\(l.file):\(l.line):\(l.column): \(diagnostic.severity.rawValue): \(oneLine(diagnostic.message)) [\(diagnostic.rule)]"
     }

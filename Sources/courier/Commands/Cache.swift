@@ -2,6 +2,8 @@ import ArgumentParser
 import CourierHTTPCache
 import CourierKit
 import Foundation
+import CourierCache
+import CourierCore
 
 extension CourierCommand {
     /// `courier cache`: look inside a record store (`CourierCache`), check it, collect it, clear it.

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CourierKit
 import Foundation
+import CourierCore
+import CourierPolicy
+import CourierTransport
+import CourierAuthorisers
 
 extension CourierCommand {
     /// `courier fetch`: a curl-like client on Courier's transport, or on a data loader built from a policy.

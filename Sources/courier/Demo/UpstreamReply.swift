@@ -1,4 +1,5 @@
 import CourierKit
+import CourierCore
 
 /// A response the demo upstream sends: always with `Content-Length` and `Connection: close` (one request per
 /// connection keeps the server small; the client opens a new connection for the next request).

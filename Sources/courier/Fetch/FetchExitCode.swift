@@ -1,4 +1,5 @@
 import CourierKit
+import CourierCore
 
 /// `courier fetch`'s exit statuses: curl's numbers, so scripts written for curl keep working.
 enum FetchExitCode {

@@ -1,6 +1,9 @@
 import CourierCrypto
 import CourierKit
 import Foundation
+import CourierCore
+import CourierTLS
+import CourierTransport
 
 /// One line of `courier fetch --json-report`: what happened to one URL.
 ///

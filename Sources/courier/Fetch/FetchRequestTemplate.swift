@@ -1,4 +1,5 @@
 import CourierKit
+import CourierCore
 
 /// What every URL of one `courier fetch` run is sent with, and what to do with the answers.
 struct FetchRequestTemplate: Sendable {

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierKit
 
 /// `plugin: client-token`: signs every request with an HMAC-SHA256 of its method, request target and a

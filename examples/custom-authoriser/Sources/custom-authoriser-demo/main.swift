@@ -1,7 +1,9 @@
 // Registers the custom plugin beside the built-in ones, compiles a policy that uses it, and signs a request the
 // way a loader would.
 import ClientTokenAuthoriser
+import CourierCore
 import CourierKit
+import CourierPolicy
 import Foundation
 
 // 1. At start-up: the standard registry plus your own types.

@@ -5,7 +5,9 @@
 // to its DataLoaderService. It then loads URL three times, inside one span of its own, through a policy that
 // claims URL's host with trace propagation on, and prints the log lines (as they happen), the spans and the
 // metrics. The server at URL receives a W3C traceparent with each request.
+import CourierCore
 import CourierKit
+import CourierPolicy
 import Foundation
 import InMemoryTracing
 import Logging

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierKit
 
 /// Why a catalog call failed, with what the caller needs to react: the transport's error, the HTTP status, or

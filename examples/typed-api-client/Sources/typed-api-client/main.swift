@@ -3,6 +3,7 @@
 //     swift run typed-api-client http://127.0.0.1:8000/v1/
 //
 // (serve sample-api/ with `python3 -m http.server --bind 127.0.0.1 --directory sample-api 8000` to try it).
+import CourierCore
 import CourierKit
 import Foundation
 
