@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// `plugin: api-key`: sends the key in a header (default `X-API-Key`) or, with `query-item`, as a query item
 /// appended to the URL (name and key percent-encoded, RFC 3986). `header` and `query-item` are exclusive.

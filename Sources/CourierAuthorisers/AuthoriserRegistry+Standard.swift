@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 extension AuthoriserRegistry {
     /// The built-in plugin types with their descriptors: static-bearer, oauth2-refresh,

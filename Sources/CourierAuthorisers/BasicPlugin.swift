@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// `plugin: basic`: HTTP Basic authentication (RFC 7617): `Authorization: Basic base64(user-id ":" password)`,
 /// with both encoded as UTF-8 (the `charset="UTF-8"` of §2.1).

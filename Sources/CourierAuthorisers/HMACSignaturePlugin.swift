@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 import CourierCrypto
 
 /// `plugin: hmac-signature`: signs every request with HMAC-SHA256 or HMAC-SHA512 (RFC 2104) under a shared key.

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// `plugin: oauth2-client-credentials`: the client-credentials grant (RFC 6749 §4.4).
 ///

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 import Synchronization
 
 /// `plugin: oauth2-refresh`: the refresh-token grant (RFC 6749 §6).

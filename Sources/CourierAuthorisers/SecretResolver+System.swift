@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,8 +11,8 @@ extension SecretResolver {
 
     /// Resolves `${env:…}` from `environment` (the process's own by default) and `${file:…}` by reading the
     /// file from disk (a regular file of at most ``maxSecretFileBytes``).
-    public static func system(environment: [String: String] = ProcessInfo.processInfo.environment) -> SecretResolver {
-        SecretResolver(environment: environment) { path in
+    public static func system(environment: [String: String]? = nil) -> SecretResolver {
+        SecretResolver(environment: environment ?? ProcessInfo.processInfo.environment) { path in
             try SystemCall.readFile(path, maxBytes: maxSecretFileBytes)
         }
     }

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// `plugin: static-bearer`: sends `<header>: <prefix><token>` (default `Authorization: Bearer <token>`).
 public enum StaticBearerPlugin: AuthoriserPlugin {

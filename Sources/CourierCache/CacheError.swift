@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// A record-store operation failed. Missing, expired and corrupt records are not errors (a load returns nil);
 /// these are failures of the file system or of the caller.

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// How a ``RecordStore`` behaves.
 public struct RecordStoreOptions: Sendable {

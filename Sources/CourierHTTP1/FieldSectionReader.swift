@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Reads one field section of a response (RFC 9112 §5): the header section after a status line, or the trailer
 /// section after the last chunk (§7.1.2). Both follow the same rules, so both are read here, with the same

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The life of one HTTP/1.1 connection, as a pure state machine: the transport feeds it events (the head was
 /// written, a response head was parsed, the peer closed, ...) and performs the ``Action`` each one returns. It

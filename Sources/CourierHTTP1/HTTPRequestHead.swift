@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The head of an HTTP/1.1 request: method, request target and header fields.
 ///

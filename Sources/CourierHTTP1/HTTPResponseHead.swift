@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The head of a final (non-1xx) HTTP response: status line and header fields.
 package struct HTTPResponseHead: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The one place a redirect is decided, for ``HTTPClient``'s `execute` and `stream` and for the data loader alike:
 /// whether a response is a redirect to follow, where it leads (RFC 9110 §15.4's method rules, ``RedirectRule``),

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Where a redirect leads: the next request's method, URL and what it may keep from the previous one.
 package struct Redirect: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Writes HTTP/1.1 requests (RFC 9112) into a byte buffer: the head, then the body parts, then the end.
 ///

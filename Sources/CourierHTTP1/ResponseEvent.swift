@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// What ``ResponseParser`` reports, in order: one ``head(_:)``, zero or more ``body(_:)``, at most one
 /// ``trailers(_:)`` (chunked bodies only, when the trailer section is not empty), then ``end(keepAlive:)``.

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// An incremental HTTP/1.1 response parser (RFC 9112), bytes in, ``ResponseEvent``s out, no I/O.
 ///

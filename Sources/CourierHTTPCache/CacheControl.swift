@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The directives of the `Cache-Control` fields of one request or response (RFC 9111 §5.2), as a private
 /// cache reads them.

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// How fresh a stored response is at an instant (RFC 9111 §4.2): its freshness lifetime and current age.
 ///

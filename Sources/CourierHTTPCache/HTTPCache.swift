@@ -1,5 +1,5 @@
-import CourierCache
-import CourierCore
+package import CourierCache
+package import CourierCore
 
 /// A private HTTP cache (RFC 9111) over a ``RecordStore``: finds the stored response a request may use and says
 /// how (fresh, stale but acceptable, to revalidate), files storable responses under their key and variant,

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Where a response is filed in the record store (RFC 9111 §4.1): the primary key is the method (a `HEAD` reads
 /// what a `GET` stored), the URL and whose credentials asked; each variant of it adds the values the request

@@ -1,4 +1,4 @@
-import CourierCache
+package import CourierCache
 import CourierCore
 
 /// What `courier cache` shows of a record the HTTP cache filed: the request it answers (method, URL, the varied

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The stored responses an unsafe request invalidates (RFC 9111 §4.4).
 ///

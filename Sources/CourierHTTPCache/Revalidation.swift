@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The stored response refreshed by a 304 (Not Modified) answer to a conditional request (RFC 9111 §4.3.3,
 /// §4.3.4, §3.2).

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Whether a private cache may store a response (RFC 9111 §3), and why not when it may not.
 ///

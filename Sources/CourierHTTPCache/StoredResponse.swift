@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// A response as the HTTP cache files it in a record: what is needed to answer from it, to judge its freshness
 /// and to revalidate it, and what `courier cache` shows (method, URL, the request's varied fields).

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The validators of a stored response and the conditional request built from them (RFC 9111 §4.3.1).
 ///

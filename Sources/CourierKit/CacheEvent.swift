@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// What the HTTP cache did for a request (a ``LoaderEvent/Kind/cache(_:)`` trace event). Only routes whose
 /// service has `cache:` in its policy report them.

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 extension CourierError.Kind {
     /// An authoriser failed to authorise a request or to refresh its credentials, or timed out doing so.

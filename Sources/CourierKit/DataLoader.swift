@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 import CourierTransport
 
 /// The data loader a view or view model owns: it loads requests through the policy of its service, for the

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// The callback way to consume requests, after SPTDataLoader's delegate: ``DataLoader/load(_:delegate:)``.
 ///

@@ -1,9 +1,9 @@
-import CoreMetrics
+public import CoreMetrics
 import CourierAuthorisers
-import CourierCore
+public import CourierCore
 import CourierTransport
-import Logging
-import Tracing
+public import Logging
+public import Tracing
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,10 +1,10 @@
 import CoreMetrics
 import CourierAuthorisers
 import CourierCache
-import CourierCore
+public import CourierCore
 import CourierHTTPCache
 import CourierPolicy
-import CourierTransport
+public import CourierTransport
 import Logging
 import Synchronization
 import Tracing

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// A request loaded as a stream of ``LoadEvent``s: ``DataLoader/stream(_:)`` returns it at once and the request
 /// runs while it is iterated, with backpressure (the body is read from the socket only as fast as the loop

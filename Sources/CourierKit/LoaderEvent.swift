@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// One decision the loader made for a request, and why, reported to the service's trace observers as it
 /// happens (see ``DataLoaderService/addTraceObserver(_:)``). Traces are for people and logs: `courier demo`

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// A policy file could not be turned into a graph for a ``DataLoaderService``: it has errors (the diagnostics
 /// say which and where).

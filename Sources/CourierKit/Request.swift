@@ -1,5 +1,5 @@
-import CourierCore
-import Logging
+public import CourierCore
+public import Logging
 
 /// One request a ``DataLoader`` loads. Everything about how it is sent (rate limit, retries, fallbacks,
 /// authoriser, timeouts) comes from the policy route of its URL; the fields here only override the route where

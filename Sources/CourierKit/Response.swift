@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// What a ``DataLoader`` returns for a request that got an HTTP response. A non-2xx status is a response too
 /// (after the route's retries); only failures with no response at all are thrown.

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// The head of the response an attempt got, delivered before its body by the streaming and delegate APIs.
 public struct ResponseHead: Sendable {

@@ -1,6 +1,6 @@
 import CourierCore
 import CourierTransport
-import CourierTLS
+public import CourierTLS
 
 /// When a loaded request spent its time: the instants it was queued and done, the time it waited for the rate
 /// limiter (Retry-After pauses included) and for its authoriser, summed over attempts, and the transport's

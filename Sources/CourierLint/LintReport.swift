@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The outcome of linting a set of policy files: which files were read and every diagnostic, each once.
 package struct LintReport: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import CourierCore
-import CourierPolicy
+package import CourierPolicy
 
 /// Lints policy files: expands the paths, compiles each file as a root (following its includes), and
 /// collects every diagnostic once.

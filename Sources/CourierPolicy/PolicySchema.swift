@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The JSON Schema of the policy language, for editors (yaml-language-server) and `courier schema`.
 package enum PolicySchema {

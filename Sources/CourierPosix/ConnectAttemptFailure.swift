@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Why connecting to one address failed, as listed in ``ConnectionError/attempts``.
 package struct ConnectAttemptFailure: Hashable, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Glibc
 import Synchronization
-import CourierCore
+package import CourierCore
 
 /// One thread that waits for socket readiness (epoll), runs submitted work and fires timers.
 ///

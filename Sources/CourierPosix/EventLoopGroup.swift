@@ -1,6 +1,6 @@
 import Glibc
 import Synchronization
-import CourierCore
+package import CourierCore
 
 /// A fixed set of ``EventLoop``s, one thread each, handed out round-robin.
 ///

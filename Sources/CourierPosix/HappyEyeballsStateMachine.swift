@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Happy Eyeballs (RFC 8305) connection racing as a pure state machine: events in, actions out, no I/O and
 /// no clock reads (the owner passes `now`).

@@ -1,6 +1,6 @@
 import CCourierPosix
 import Glibc
-import CourierCore
+package import CourierCore
 
 /// A connected, non-blocking TCP socket with async reads and writes.
 ///

@@ -1,6 +1,6 @@
-import CourierKit
-import ServiceLifecycle
-import CourierTransport
+public import CourierKit
+public import ServiceLifecycle
+public import CourierTransport
 
 /// A Courier data-loader service or HTTP client as a swift-service-lifecycle `Service`, so that an app's
 /// `ServiceGroup` (a Hummingbird or Vapor app's, say) shuts Courier down with the rest of its services.

@@ -1,5 +1,5 @@
 import CCourierOpenSSL
-import CourierCore
+package import CourierCore
 
 /// The client-side settings every TLS session of one ``TLSPolicy`` shares (an `SSL_CTX`): trust store, minimum
 /// version, options, and the session cache for resumption. Building one reads the trust store, so the transport

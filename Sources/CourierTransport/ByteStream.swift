@@ -1,6 +1,6 @@
-import CourierCore
+package import CourierCore
 import CourierPosix
-import CourierTLS
+package import CourierTLS
 
 /// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection, or a TLS session over one
 /// (``TLSStream``). Everything above this protocol (pool, codec, client) is the same for both.

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 extension HTTPClient {
     /// A logger that drops everything, without touching swift-log's global `LoggingSystem`: the default of every

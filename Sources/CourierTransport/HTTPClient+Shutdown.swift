@@ -1,7 +1,7 @@
-import CoreMetrics
-import CourierCore
+public import CoreMetrics
+public import CourierCore
 import CourierPosix
-import Logging
+public import Logging
 import Synchronization
 
 extension HTTPClient {

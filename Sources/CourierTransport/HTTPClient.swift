@@ -1,8 +1,8 @@
-import CoreMetrics
-import CourierCore
+public import CoreMetrics
+public import CourierCore
 import CourierHTTP1
-import CourierPosix
-import Logging
+package import CourierPosix
+public import Logging
 import Synchronization
 
 /// Courier's HTTP/1.1 client over its own non-blocking sockets.

@@ -1,5 +1,5 @@
-import CourierCore
-import CourierHTTP1
+public import CourierCore
+package import CourierHTTP1
 
 /// How an ``HTTPClient`` behaves unless a request says otherwise.
 public struct HTTPClientConfiguration: Sendable {

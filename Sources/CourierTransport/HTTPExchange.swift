@@ -1,5 +1,5 @@
-import CourierCore
-import CourierHTTP1
+package import CourierCore
+package import CourierHTTP1
 
 /// One exchange's response head and the leased connection its body is still to be read from: what
 /// ``HTTPClient/exchange(_:deadline:)`` returns. Its owner reads the body exactly once, in one of three ways, each

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 import CourierHTTP1
 
 /// One HTTP request for ``HTTPClient``.

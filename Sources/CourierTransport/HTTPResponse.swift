@@ -1,5 +1,5 @@
-import CourierCore
-import CourierHTTP1
+public import CourierCore
+package import CourierHTTP1
 
 /// A response whose body has been read whole.
 public struct HTTPResponse: Sendable {

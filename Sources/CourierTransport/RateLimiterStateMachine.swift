@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Per-endpoint-key rate limiting with a token bucket, in FIFO order, plus server-imposed pauses.
 ///

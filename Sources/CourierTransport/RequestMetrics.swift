@@ -1,4 +1,4 @@
-import CourierTLS
+public import CourierTLS
 
 /// What one request cost: wire bytes and a timeline. Byte counts include request and response heads, chunk
 /// framing and every redirect hop and retry, as HTTP/1.1 put them on the connection (before decompression; for https

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 import CourierHTTP1
 import Synchronization
 

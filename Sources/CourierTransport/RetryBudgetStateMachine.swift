@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Counts first attempts and retries over a sliding ten-second window and says whether one more retry fits
 /// the policy's budget: retries are allowed while `retries < max(ratio × requests, minPerSecond × 10)` over

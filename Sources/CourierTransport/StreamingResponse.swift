@@ -1,5 +1,5 @@
-import CourierCore
-import CourierHTTP1
+public import CourierCore
+package import CourierHTTP1
 
 /// A response whose head has arrived and whose body is read as the caller consumes it.
 public struct StreamingResponse: Sendable {

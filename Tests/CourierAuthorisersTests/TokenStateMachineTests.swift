@@ -3,7 +3,7 @@ import CourierCore
 import Testing
 
 extension TokenStateMachine.AuthoriseAction: Equatable {
-    public static func == (a: Self, b: Self) -> Bool {
+    static func == (a: Self, b: Self) -> Bool {
         switch (a, b) {
         case (.use(let x), .use(let y)): return x == y
         case (.wait(let x), .wait(let y)): return x == y

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// Log lines captured by a ``CapturedLogs/logger(level:)``: a `LogHandler` of the test's own, so tests can run in

@@ -1,4 +1,4 @@
-import CCourierTestSupport
+public import CCourierTestSupport
 import CourierCore
 import Foundation
 import Synchronization

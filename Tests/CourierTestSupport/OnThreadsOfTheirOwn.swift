@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// Runs each test of a suite (and its child tasks) on threads of a ``ThreadExecutor`` instead of Swift's cooperative
 /// pool.

@@ -1,4 +1,4 @@
-import CCourierPosix
+package import CCourierPosix
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// What `courier explain POLICY URL` reports: which service a request to a URL gets and why, the endpoint key,
 /// every effective value with where it came from, and the worst case the route allows.

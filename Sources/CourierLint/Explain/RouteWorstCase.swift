@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// The worst a route allows one request to do: how many attempts it may make, how long it may wait between
 /// them, and how fast one client may send requests on its endpoint key. Pure arithmetic over the policy values.

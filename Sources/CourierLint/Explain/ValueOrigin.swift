@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// Where an effective value of a route came from: a line in a policy file, or Courier's built-in default.
 package enum ValueOrigin: Hashable, Sendable, CustomStringConvertible, Encodable {

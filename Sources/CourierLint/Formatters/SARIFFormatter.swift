@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// SARIF 2.1.0, the format GitHub code scanning ingests (`github/codeql-action/upload-sarif`).
 ///

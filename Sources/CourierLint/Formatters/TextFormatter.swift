@@ -1,4 +1,4 @@
-import CourierCore
+package import CourierCore
 
 /// `FILE:LINE:COLUMN: error|warning: MESSAGE [rule-id]`, one line per diagnostic, the shape compilers and
 /// editors understand. A suggestion follows on its own line, indented by four spaces: `    suggestion: …`.
