@@ -208,6 +208,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The fuzz targets' seed corpora, replayed through their harnesses.
+        .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
         .testTarget(
             name: "CourierCLITests",
             dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
