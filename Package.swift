@@ -10,6 +10,7 @@
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
 //   tools            courier (executable), Plugins/
+//   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -131,6 +132,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // MARK: - Fuzzing (docs/fuzzing.md)
+        // The libFuzzer targets' harnesses. In this package, not one of their own, so that they reach the parsers'
+        // `package` API (another package sees only the public one); in no product, so none of it is public.
+        .target(
+            name: "CourierFuzz",
+            dependencies: ["CourierCore", "CourierPolicy", "CourierHTTP1", "CourierTransport", "CourierCache", "CourierHTTPCache"]
+        ),
+        // libFuzzer's LLVMFuzzerRunDriver, declared only: just Fuzz/run.sh's build calls it, and links the runtime.
+        .systemLibrary(name: "CCourierLibFuzzer"),
+        // Every fuzz target in one executable: it replays files in an ordinary build (so `swift build` builds and
+        // links the harnesses), and hands its arguments to libFuzzer in Fuzz/run.sh's (-DCOURIER_FUZZ).
+        .executableTarget(name: "courier-fuzz", dependencies: ["CourierFuzz", "CCourierLibFuzzer"]),
         .plugin(
             name: "LintPolicies",
             capability: .command(
@@ -207,6 +220,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The fuzz targets' seed corpora, replayed through their harnesses.
+        .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
         .testTarget(
             name: "CourierCLITests",
             dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],

@@ -1,6 +1,6 @@
 /// The record file format (docs/cache.md, "On-disk format") as pure functions over bytes: what a store writes,
 /// and every check it makes before it trusts a file's bytes (all but the file name's hash, which needs the name).
-/// For tools that read a store's files themselves, and for the fuzz target (Fuzz/Sources/FuzzRecord).
+/// For tools that read a store's files themselves, and for the fuzz target (Sources/CourierFuzz/FuzzRecord.swift).
 ///
 /// Decoding is total: no input traps. A file that decodes is exactly the bytes its record encodes to (every
 /// field of the header is either a record field, a constant, a length or a checksum), so nothing a decoder

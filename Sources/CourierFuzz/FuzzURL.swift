@@ -7,8 +7,8 @@
 //   (after the first newline) resolved against it gives a URL that round-trips too.
 // - Retry-After: a delay is never negative, the same value gives the same delay, and an HTTP-date is
 //   measured exactly: ten seconds before it, the delay is ten seconds.
-import CourierKit
-import FuzzSupport
+import CourierCore
+import CourierTransport
 
 private func roundTrips(_ url: HTTPURL) {
     let text = url.description
@@ -20,13 +20,13 @@ private func roundTrips(_ url: HTTPURL) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let input = FuzzInput(data, size) else { return 0 }
+/// One input through the harness: libFuzzer's `LLVMFuzzerTestOneInput`, reached through `FuzzTarget`.
+func fuzzURL(_ data: UnsafeBufferPointer<UInt8>) {
+    guard let input = FuzzInput(data) else { return }
     let text = input.text
     if input.control & 1 == 0 {
         let (base, reference) = text.firstIndex(of: "\n").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, nil)
-        guard let url = HTTPURL(base) else { return 0 }
+        guard let url = HTTPURL(base) else { return }
         roundTrips(url)
         if let reference, let resolved = url.resolving(reference) { roundTrips(resolved) }
     } else {
@@ -38,5 +38,4 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(RetryAfter.delay(text, now: date - 10) == .seconds(10), "'\(text)' is not ten seconds away")
         }
     }
-    return 0
 }

@@ -4,8 +4,8 @@
 // is the response. Properties, each a precondition (a finding when broken): a whole-buffer parse and a split
 // parse give the same events and error; a parser that threw throws the same error again; no event without
 // consuming bytes; never more body bytes than input. Crashes, ASan reports and hangs (-timeout) are findings.
-import CourierKit
-import FuzzSupport
+import CourierCore
+import CourierHTTP1
 
 private enum Outcome: Equatable {
     case head(HTTPResponseHead)
@@ -56,9 +56,9 @@ private func run(_ pieces: [ArraySlice<UInt8>], method: HTTPMethod, limits: Resp
     return out
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let input = FuzzInput(data, size) else { return 0 }
+/// One input through the harness: libFuzzer's `LLVMFuzzerTestOneInput`, reached through `FuzzTarget`.
+func fuzzResponse(_ data: UnsafeBufferPointer<UInt8>) {
+    guard let input = FuzzInput(data) else { return }
     let control = input.control
 
     let methods: [HTTPMethod] = [.get, .head, .post, .connect]
@@ -72,5 +72,4 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let whole = run([input.payload[...]], method: method, limits: limits)
     let split = run(input.pieces(step: step), method: method, limits: limits)
     precondition(whole == split, "split parse differs: \(whole) vs \(split)")
-    return 0
 }

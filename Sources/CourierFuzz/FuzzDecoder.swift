@@ -4,8 +4,7 @@
 // encoded body. Properties: the decoded size never exceeds the limit (and, without an error, the decoder's own
 // count agrees with what it returned); a whole-buffer decode and a split decode give the same error, and the same bytes (up to
 // the error, where there is one).
-import CourierKit
-import FuzzSupport
+import CourierHTTP1
 
 private struct Outcome {
     var bytes: [UInt8] = []
@@ -37,9 +36,9 @@ private func decode(_ pieces: [ArraySlice<UInt8>], coding: ContentCoding, limit:
     return outcome
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let input = FuzzInput(data, size) else { return 0 }
+/// One input through the harness: libFuzzer's `LLVMFuzzerTestOneInput`, reached through `FuzzTarget`.
+func fuzzDecoder(_ data: UnsafeBufferPointer<UInt8>) {
+    guard let input = FuzzInput(data) else { return }
     let control = input.control
     let coding: ContentCoding = control & 1 == 0 ? .gzip : .deflate
     // A small limit sometimes, so that decompression bombs reach it within the input sizes libFuzzer tries.
@@ -56,5 +55,4 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let shorter = min(whole.bytes.count, split.bytes.count)
         precondition(whole.bytes.prefix(shorter) == split.bytes.prefix(shorter), "split decode gives other bytes before the error")
     }
-    return 0
 }

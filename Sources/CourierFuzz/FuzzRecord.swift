@@ -6,8 +6,7 @@
 // sets the payload-size field to the bytes after the key. The rest is the file. Properties: decoding never
 // traps; a file that decodes is exactly the bytes its record encodes to (nothing a reader accepts is lost by a
 // rewrite), and its record's fields are within the format's bounds.
-import CourierKit
-import FuzzSupport
+import CourierCache
 
 /// CRC-32 (the zlib polynomial, reflected), bit by bit: slow and independent of the store's own.
 private func crc32(_ bytes: ArraySlice<UInt8>, seed: UInt32 = 0) -> UInt32 {
@@ -41,13 +40,12 @@ private func repaired(_ file: [UInt8], control: UInt8) -> [UInt8] {
     return file
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let input = FuzzInput(data, size) else { return 0 }
+/// One input through the harness: libFuzzer's `LLVMFuzzerTestOneInput`, reached through `FuzzTarget`.
+func fuzzRecord(_ data: UnsafeBufferPointer<UInt8>) {
+    guard let input = FuzzInput(data) else { return }
     let file = repaired(input.payload, control: input.control)
-    guard case .success(let record) = RecordCodec.decode(file) else { return 0 }
+    guard case .success(let record) = RecordCodec.decode(file) else { return }
     precondition(RecordCodec.encode(record) == file, "a decoded record does not encode to the bytes it came from")
     precondition(!record.key.isEmpty && record.key.count <= 64 * 1024, "a key of \(record.key.count) bytes decoded")
     precondition(64 + record.key.count + record.payload.count == file.count, "the parts do not add up to the file")
-    return 0
 }

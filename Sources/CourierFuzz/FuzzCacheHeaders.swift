@@ -12,8 +12,8 @@
 // - Expires: the freshness lifetime is never negative; a date that parses formats as an IMF-fixdate that parses
 //   to the same instant and formats the same again.
 // Crashes, ASan reports and hangs (-timeout) are findings.
-import CourierKit
-import FuzzSupport
+import CourierCore
+import CourierHTTPCache
 
 private let fieldNames = ["Cache-Control", "Vary", "Age", "Expires"]
 
@@ -67,9 +67,9 @@ private func expires(_ headers: HTTPHeaders) {
     precondition(HTTPDate.format(HTTPDate.parse(text) ?? .nan) == text, "'\(text)' formats differently")
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let input = FuzzInput(data, size) else { return 0 }
+/// One input through the harness: libFuzzer's `LLVMFuzzerTestOneInput`, reached through `FuzzTarget`.
+func fuzzCacheHeaders(_ data: UnsafeBufferPointer<UInt8>) {
+    guard let input = FuzzInput(data) else { return }
     let field = Int(input.control & 0x03)
     let name = Array(fieldNames[field].utf8)
     var headers = HTTPHeaders()
@@ -84,5 +84,4 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 2: age(headers)
     default: expires(headers)
     }
-    return 0
 }
