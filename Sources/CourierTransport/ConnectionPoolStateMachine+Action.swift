@@ -1,5 +1,5 @@
-import CourierCore
-import CourierPosix
+internal import CourierCore
+internal import CourierPosix
 
 extension ConnectionPoolStateMachine {
     /// What the owner does after an event: something for requests, something for connections, and perhaps call

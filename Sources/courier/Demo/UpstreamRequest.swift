@@ -1,5 +1,5 @@
-import CourierKit
-import CourierCore
+internal import CourierKit
+internal import CourierCore
 
 /// One HTTP/1.1 request the demo upstream received: the request line, the header fields and the body.
 struct UpstreamRequest: Sendable {
