@@ -1,5 +1,4 @@
 internal import CoreMetrics
-internal import CourierAuthorisers
 internal import CourierCache
 public import CourierCore
 internal import CourierHTTPCache

@@ -1,5 +1,4 @@
 internal import CourierCore
-internal import CourierPosix
 
 extension ConnectionPoolStateMachine {
     /// What the owner does after an event: something for requests, something for connections, and perhaps call

@@ -1,5 +1,4 @@
 internal import CourierCore
-internal import CourierPosix
 internal import DequeModule
 
 extension ConnectionPoolStateMachine {

@@ -1,5 +1,4 @@
 internal import CourierCore
-internal import CourierPosix
 internal import DequeModule
 
 /// Decides, for every pool key (scheme, host, port and TLS settings), which request gets which connection, and

@@ -1,6 +1,5 @@
 internal import CourierCore
 internal import CourierHTTP1
-internal import CourierPosix
 
 /// One HTTP/1.1 connection: a byte stream plus the codec's state machine, parser and encoder. It performs the
 /// state machine's actions (the I/O); the machine decides reuse and failure.

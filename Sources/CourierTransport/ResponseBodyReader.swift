@@ -1,5 +1,4 @@
 public import CourierCore
-internal import CourierHTTP1
 internal import Synchronization
 
 /// Reads a response body from its connection as the caller asks for it, and gives the connection back to the

@@ -1,6 +1,5 @@
 internal import ArgumentParser
 internal import CourierHTTPCache
-internal import CourierKit
 internal import Foundation
 internal import CourierCache
 internal import CourierCore

@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import CourierCore
 
 /// One HTTP/1.1 request the demo upstream received: the request line, the header fields and the body.

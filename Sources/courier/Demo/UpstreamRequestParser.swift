@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import CourierCore
 
 /// Reads one HTTP/1.1 request from the bytes of a connection, as they arrive: a pure state machine (bytes in,

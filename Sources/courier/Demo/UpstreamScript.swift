@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import CourierCore
 
 /// What the demo upstream answers, and a record of what it saw: a pure state machine (a request and the time in,

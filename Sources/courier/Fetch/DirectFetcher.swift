@@ -1,5 +1,4 @@
 internal import CourierCrypto
-internal import CourierKit
 internal import CourierCore
 internal import CourierTransport
 internal import CourierHTTP1

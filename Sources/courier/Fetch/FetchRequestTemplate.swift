@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import CourierCore
 
 /// What every URL of one `courier fetch` run is sent with, and what to do with the answers.

@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import Foundation
 internal import CourierCore
 

@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import CourierTLS
 
 /// What `-v` prints of a TLS session, as curl does: the negotiated version, cipher and ALPN, whether the session

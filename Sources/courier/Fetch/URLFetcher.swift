@@ -1,4 +1,3 @@
-internal import CourierKit
 internal import CourierCore
 
 /// Fetches one URL of a `courier fetch` run: straight on the transport (``DirectFetcher``) or through a
