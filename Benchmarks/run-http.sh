@@ -3,7 +3,7 @@
 # run, and prints each workload's figures as ratios against AsyncHTTPClient (and wrk). Loopback only; every run
 # stops by itself.
 #
-#   Benchmarks/run-http.sh [--quick] [--rounds N] [--server bench|nginx] [--https] [--no-pin]
+#   Benchmarks/run-http.sh [--quick] [--rounds N] [--server bench|nginx] [--https] [--handshakes] [--no-pin]
 #
 # The server is server/bench-server.c (default: a minimal single-threaded epoll server, so the clients' own costs
 # dominate) or nginx from Debian's packages (installed by this script if missing) serving two static files with
@@ -14,6 +14,14 @@
 # one with `ssl_session_tickets off` and `ssl_session_cache off` (keep-alive and full handshakes), one with
 # tickets on (resumed handshakes). Workloads: keep-alive sequential, a new connection per request with full
 # handshakes, and a new connection per request with resumption offered.
+#
+# --handshakes (implies --https): issue 23's new-connection goals alone, CPU against CPU. Each round runs
+# courier-load --client courier (the bare HTTPClient, --new-connection) and floor-tls, HS_REQUESTS connections
+# each (default 1000), on full handshakes and on resumed ones; the two clients' order is reversed every other
+# round. Default 10 rounds (short alternating runs: on a shared machine a slow minute then spoils a few rounds,
+# not one side). The report gives each client's CPU (user + system, getrusage of the whole process over the
+# timed window) per new connection, median [range] over the rounds, and the per-round ratio Courier / floor-tls,
+# median [range], against the goal (at most 1.10x). Builds courier-load only.
 #
 # Pinned by default: every client (courier-load, http-bench, wrk, floor-client) runs under `taskset -c 0` and the
 # server under `taskset -c 1`, so client and server never fight for a core; this is the arrangement the figures
@@ -36,20 +44,22 @@
 #                 this machine's OpenSSL allows any client.
 set -euo pipefail
 cd "$(dirname "$0")"
-quick=""; rounds=3; server=bench; https=""; pin=1
-usage() { echo "usage: $0 [--quick] [--rounds N] [--server bench|nginx] [--https] [--no-pin]" >&2; exit 2; }
+quick=""; rounds=""; server=bench; https=""; handshakes=""; pin=1
+usage() { echo "usage: $0 [--quick] [--rounds N] [--server bench|nginx] [--https] [--handshakes] [--no-pin]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) quick=1 ;;
         --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift ;;
         --server) [ $# -ge 2 ] || usage; server=$2; shift ;;
         --https) https=1 ;;
+        --handshakes) https=1; handshakes=1 ;;
         --no-pin) pin="" ;;
         *) usage ;;
     esac
     shift
 done
 case $server in bench|nginx) ;; *) usage ;; esac
+case $rounds in '') rounds=$([ -n "$handshakes" ] && echo 10 || echo 3) ;; *[!0-9]*) usage ;; esac
 if [ -n "$https" ]; then server=nginx; fi
 if [ -n "$pin" ] && [ "$(nproc --all)" -lt 2 ]; then
     echo "run-http.sh: fewer than 2 cores, running unpinned" >&2; pin=""
@@ -60,14 +70,14 @@ if [ -n "$pin" ]; then client_cpu=(taskset -c 0); server_cpu=(taskset -c 1); fi
 apt_install() { # package...
     apt-get install -y "$@" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
 }
-command -v wrk >/dev/null || apt_install wrk
+[ -n "$handshakes" ] || command -v wrk >/dev/null || apt_install wrk
 
 mkdir -p .build
 gcc -O2 -Wall -o .build/bench-server server/bench-server.c
 gcc -O2 -Wall -o .build/floor-client server/floor-client.c
 gcc -O2 -Wall -o .build/floor-tls-client server/floor-tls-client.c -lssl -lcrypto
 ./clean-courier-modules.sh  # see that script: incremental release builds of Courier here can be stale
-swift build -c release --product http-bench >/dev/null
+[ -n "$handshakes" ] || swift build -c release --product http-bench >/dev/null
 swift build -c release --product courier-load >/dev/null
 bench=.build/release/http-bench
 load=.build/release/courier-load
@@ -168,6 +178,7 @@ fi
 url="http://127.0.0.1:$port"
 
 seq_requests=20000; par_requests=100000; big_requests=2000; hs_requests=3000; wrk_seconds=${WRK_SECONDS:-10}
+if [ -n "$handshakes" ]; then hs_requests=${HS_REQUESTS:-1000}; fi
 if [ -n "$quick" ]; then
     seq_requests=2000; par_requests=5000; big_requests=200; hs_requests=300; rounds=1; wrk_seconds=${WRK_SECONDS:-2}
 fi
@@ -199,6 +210,23 @@ floor_tls() { # round workload port full|resume requests
         "$("${client_cpu[@]}" .build/floor-tls-client "$3" /small "$cacert" "$4" "$5")" >>"$results"
 }
 for round in $(seq "$rounds"); do
+    if [ -n "$handshakes" ]; then
+        clients=(courier floor-tls)
+        if [ $((round % 2)) -eq 0 ]; then clients=(floor-tls courier); fi
+        for client in "${clients[@]}"; do
+            case $client in
+                courier)
+                    run "$round" https-full-handshake courier --url "https://127.0.0.1:$full_port/small" \
+                        --cacert "$cacert" --new-connection --requests "$hs_requests" --concurrency 1
+                    run "$round" https-resumed courier --url "https://127.0.0.1:$resumed_port/small" \
+                        --cacert "$cacert" --new-connection --requests "$hs_requests" --concurrency 1 ;;
+                floor-tls)
+                    floor_tls "$round" https-full-handshake "$full_port" full "$hs_requests"
+                    floor_tls "$round" https-resumed "$resumed_port" resume "$hs_requests" ;;
+            esac
+        done
+        continue
+    fi
     if [ -n "$https" ]; then
         full="https://127.0.0.1:$full_port/small"; resumed="https://127.0.0.1:$resumed_port/small"
         for client in courier courier-loop ahc; do
@@ -228,8 +256,8 @@ for round in $(seq "$rounds"); do
     floor "$round" 64-in-flight "$par_requests" 64
 done
 
-echo "server: $server${https:+ (HTTPS, TLS 1.3)}, workers ${NGINX_WORKERS:-1}, $rounds round(s), $([ -n "$pin" ] && echo "pinned: clients on core 0, server on core 1" || echo unpinned)"
-python3 - "$results" "${https:+https}" <<'PY'
+echo "server: $server${https:+ (HTTPS, TLS 1.3)}, workers ${NGINX_WORKERS:-1}, $rounds round(s), $([ -n "$pin" ] && echo "pinned: clients on core 0, server on core 1" || echo unpinned), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$results" "${https:+https}" "${handshakes:+handshakes}" <<'PY'
 import json, sys, collections, statistics
 runs = collections.defaultdict(lambda: collections.defaultdict(dict))  # workload -> client -> round -> doc
 for line in open(sys.argv[1]):
@@ -238,6 +266,26 @@ for line in open(sys.argv[1]):
     d["cpu_us_per_req"] = (d["cpu_user_s"] + d["cpu_sys_s"]) / max(1, d["requests"]) * 1e6
     runs[workload][client][round_] = d
 https = sys.argv[2] == "https"
+if sys.argv[3] == "handshakes":
+    # Issue 23: CPU per new connection, Courier's bare HTTPClient against floor-tls, ratios taken within a round.
+    def span(values, spec):
+        return f'{format(statistics.median(values), spec)} [{format(min(values), spec)}-{format(max(values), spec)}]'
+    print(f'{"workload":21} {"client":10} {"CPU us per new connection":>28} {"req/s":>17} {"resumed":>11} errors')
+    for workload, clients in runs.items():
+        for client, by_round in clients.items():
+            docs = list(by_round.values())
+            print(f'{workload:21} {client:10} {span([d["cpu_us_per_req"] for d in docs], ".1f"):>28} '
+                  f'{span([d["req_per_s"] for d in docs], ".0f"):>17} '
+                  f'{sum(d.get("tls_resumed") or 0 for d in docs):>5}/{sum(d["requests"] for d in docs):<5} '
+                  f'{sum(d["errors"] for d in docs)}')
+    print("\ngoals: CPU per new connection, Courier / floor-tls in the same round, median [lowest-highest]")
+    for workload, text in (("https-full-handshake", "full handshakes"), ("https-resumed", "resumed")):
+        values = [c["cpu_us_per_req"] / runs[workload]["floor-tls"][r]["cpu_us_per_req"]
+                  for r, c in runs[workload].get("courier", {}).items() if r in runs[workload].get("floor-tls", {})]
+        if values:
+            m = statistics.median(values)
+            print(f'  {text + " <= 1.10x floor-tls":40} x{span(values, ".3f"):24} {"met" if m <= 1.10 else "NOT MET"}')
+    sys.exit(0)
 def best(docs, key, high=True):
     values = [d[key] for d in docs if d.get(key) is not None]
     return ((max if high else min)(values)) if values else None
@@ -319,9 +367,11 @@ if https:
     print(f'  {"(bound) floor-tls, full handshakes / AHC":58} {show(ratios("https-full-handshake", "floor-tls", "req_per_s"))}')
     print(f'  {"(bound) floor-tls, resumed / AHC full handshakes":58} '
           f'{show(ratios("https-resumed", "floor-tls", "req_per_s", peer_workload="https-full-handshake"))}')
-    print(f'  {"Courier / floor-tls, full handshakes":58} '
-          f'{show(ratios("https-full-handshake", "courier", "req_per_s", peer="floor-tls"))}')
-    print(f'  {"Courier / floor-tls, resumed":58} {show(ratios("https-resumed", "courier", "req_per_s", peer="floor-tls"))}')
+    # Issue 23's goals, CPU against CPU (run-http.sh --handshakes runs them alone, in more and shorter rounds).
+    goal("new connection, full handshakes: CPU <= 1.10x floor-tls",
+         ratios("https-full-handshake", "courier", "cpu_us_per_req", peer="floor-tls"), 1.10, False)
+    goal("new connection, resumed: CPU <= 1.10x floor-tls",
+         ratios("https-resumed", "courier", "cpu_us_per_req", peer="floor-tls"), 1.10, False)
     rss_goal(["https-sequential", "https-full-handshake", "https-resumed"])
 else:
     goal("sequential: CPU per request <= 0.5x AHC", ratios("sequential-100B", "courier", "cpu_us_per_req"), 0.5, False)

@@ -384,6 +384,12 @@ package final class TCPConnection: Sendable, CustomStringConvertible {
         channel.close()
     }
 
+    /// Closes the connection, sending `lastBytes` first (best effort, never waiting; a TLS `close_notify`) once the
+    /// socket has left the event loop, so that a reset from a peer that already closed wakes no one.
+    package func close(sendingLast lastBytes: [UInt8]) {
+        channel.close(sendingLast: lastBytes)
+    }
+
     /// Times a read or write parked waiting for readiness (for tests and diagnostics).
     var parkCount: Int { channel.parkCount }
 

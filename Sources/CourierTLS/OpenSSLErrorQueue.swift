@@ -17,6 +17,10 @@ enum OpenSSLErrorQueue {
         return (texts, lastReason)
     }
 
-    /// Forgets whatever an earlier call left behind, so the next failure reports only its own errors.
-    static func clear() { ERR_clear_error() }
+    /// Forgets whatever an earlier call left behind, so the next failure reports only its own errors. The queue
+    /// is nearly always empty: a look costs less than OpenSSL 3.0's `ERR_clear_error`, which resets all 16 of the
+    /// queue's slots (two `free` calls each) every time, and the engine clears before every call it makes.
+    static func clear() {
+        if ERR_peek_error() != 0 { ERR_clear_error() }
+    }
 }

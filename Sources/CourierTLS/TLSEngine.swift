@@ -77,6 +77,9 @@ package final class TLSEngine: @unchecked Sendable {
         }
     }
 
+    /// The protocols offered with ALPN, in the wire format (length-prefixed): `http/1.1`.
+    private static let alpn: [UInt8] = [8] + Array("http/1.1".utf8)
+
     package let context: TLSContext
     /// The host as the URL names it: what SNI carries (for a name) and what the certificate must match.
     package let serverName: String
@@ -106,8 +109,7 @@ package final class TLSEngine: @unchecked Sendable {
         _ = ccourier_SSL_set_app_data(ssl, Unmanaged.passUnretained(link).toOpaque())
         SSL_set_connect_state(ssl)
         if !isIPLiteral { _ = ccourier_SSL_set_tlsext_host_name(ssl, serverName) }  // SNI: never for IP literals
-        let alpn: [UInt8] = [8] + Array("http/1.1".utf8)
-        _ = SSL_set_alpn_protos(ssl, alpn, UInt32(alpn.count))
+        _ = SSL_set_alpn_protos(ssl, Self.alpn, UInt32(Self.alpn.count))
         if context.policy.verifiesPeer {
             if isIPLiteral {
                 _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)

@@ -269,13 +269,25 @@ final class ConnectionPool: Sendable {
     }
 
     private func startConnecting(_ id: ConnectionID, key: PoolKey, deadline: Deadline) {
-        // Shared by every request waiting for the key: no one load's cancellation ends it.
-        Task { await CancellationScope.unscoped { await self.connect(id, key: key, deadline: deadline) } }
+        // Its own task, shared by every request waiting for the key: no one load's cancellation ends it. It runs
+        // where the connector places it (on the connection's loop when that is free, see `placeSetUp()`).
+        let placement = connector.placeSetUp()
+        Task(executorPreference: placement.executor) {
+            await CancellationScope.unscoped { await self.connect(id, key: key, deadline: deadline, placement: placement) }
+        }
     }
 
-    private func connect(_ id: ConnectionID, key: PoolKey, deadline: Deadline) async {
+    private func connect(_ id: ConnectionID, key: PoolKey, deadline: Deadline, placement: Connector.Placement) async {
+        let made: Result<(any ByteStream, Connector.Setup), any Error>
         do {
-            let (stream, setup) = try await connector.connect(key, deadline: deadline)
+            made = .success(try await connector.connect(key, deadline: deadline, on: placement.loop))
+        } catch {
+            made = .failure(error)
+        }
+        // Before the requests waiting for the connection run, so that the next set-up may have the loop.
+        connector.setUpEnded(placement)
+        do {
+            let (stream, setup) = try made.get()
             let connection = HTTP1Connection(
                 id: id, key: key, stream: stream, limits: configuration.parserLimits, readSize: configuration.readSize
             )

@@ -24,15 +24,23 @@ final class TLSStream: ByteStream, Sendable {
     let tlsInfo: TLSSessionInfo?
     /// Counts this stream while it exists (its engine, and so its OpenSSL session, lives exactly as long).
     private let tracker: LiveCount?
-    /// Where ciphertext lands from the socket before it is fed to the engine: one buffer for the stream's life,
-    /// not an array per read. Only the reading task touches it (one read at a time).
-    nonisolated(unsafe) private let ciphertext = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 16)
+    /// Where ciphertext lands from the socket before it is fed to the engine: one buffer for the stream's life
+    /// (the handshake's flights included), not an array per read. Only the reading task touches it (one read at
+    /// a time).
+    nonisolated(unsafe) private let ciphertext: UnsafeMutableRawBufferPointer
 
-    private init(tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?, tracker: LiveCount?) {
+    private static let ciphertextBytes = 32 * 1024
+
+    /// Takes ownership of `ciphertext` (``ciphertextBytes`` long).
+    private init(
+        tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?, tracker: LiveCount?,
+        ciphertext: UnsafeMutableRawBufferPointer
+    ) {
         self.tcp = tcp
         self.state = Mutex(State(engine: engine))
         self.tlsInfo = info
         self.tracker = tracker
+        self.ciphertext = ciphertext
         tracker?.add(1)
     }
 
@@ -44,29 +52,43 @@ final class TLSStream: ByteStream, Sendable {
     /// Runs the handshake over `tcp`, finishing by `deadline`, and returns the established stream. On failure
     /// `tcp` is closed.
     ///
+    /// The client's last flight (its `Finished`, in TLS 1.3 and in a resumed TLS 1.2 handshake) is not sent here:
+    /// it stays in the engine, and the stream's first write sends it with the request, in one `send` and one
+    /// segment where there were two (and the server answers the request together with its session tickets). A
+    /// read, a close, or the pool's probe of a connection that went idle unused sends it first too.
+    ///
     /// - Throws: ``TLSError`` for a handshake, certificate or pin failure; ``ConnectionError`` (a timeout, a
     ///   closed socket) or `CancellationError` from the socket.
     nonisolated(nonsending) static func handshake(
         over tcp: TCPConnection, engine: sending TLSEngine, deadline: Deadline, tracker: LiveCount? = nil
     ) async throws -> TLSStream {
         var engine = Optional(engine)
+        // The stream's read buffer, used for the server's flights already.
+        let ciphertext = UnsafeMutableRawBufferPointer.allocate(byteCount: ciphertextBytes, alignment: 16)
         do {
             while true {
                 let step = engine!.handshake()
-                let output = engine!.takeOutput()
-                if !output.isEmpty { try await tcp.write(output, deadline: deadline) }
+                if step != .complete {  // the last flight waits for the first write (see above)
+                    let output = engine!.takeOutput()
+                    if !output.isEmpty { try await tcp.write(output, deadline: deadline) }
+                }
                 switch step {
                 case .complete:
                     let info = engine!.info
-                    return TLSStream(tcp: tcp, engine: engine.take()!, info: info, tracker: tracker)
+                    return TLSStream(tcp: tcp, engine: engine.take()!, info: info, tracker: tracker, ciphertext: ciphertext)
                 case .failed(let error):
                     throw error
                 case .wantInput:
-                    let input = try await tcp.read(maxBytes: 16 * 1024, deadline: deadline)
-                    if input.isEmpty { engine!.feedEndOfInput() } else { engine!.feed(input) }
+                    let count = try await tcp.read(into: ciphertext, deadline: deadline)
+                    if count == 0 {
+                        engine!.feedEndOfInput()
+                    } else {
+                        engine!.feed(UnsafeRawBufferPointer(rebasing: ciphertext[0..<count]))
+                    }
                 }
             }
         } catch {
+            ciphertext.deallocate()
             tcp.close()
             throw error
         }
@@ -171,7 +193,7 @@ final class TLSStream: ByteStream, Sendable {
     }
 
     func isQuietSinceLastRead() -> Bool {
-        tcp.isQuietSinceLastRead() && state.withLock { !$0.closed && !$0.engine.hasBufferedInput }
+        tcp.isQuietSinceLastRead() && state.withLock { !$0.closed && !$0.engine.hasBufferedInput && !$0.engine.hasOutput }
     }
 
     func isClosedByPeer() -> Bool { probeIdle() == .closed }
@@ -183,8 +205,10 @@ final class TLSStream: ByteStream, Sendable {
     /// Looks at an idle session without waiting: whatever the socket holds goes through the engine, so that TLS
     /// messages after the handshake (TLS 1.3 session tickets) are absorbed instead of counting as unsolicited
     /// data. Plaintext means the server sent something unasked (the connection is not reusable); a
-    /// `close_notify`, an end of file or an error means it is closed.
+    /// `close_notify`, an end of file or an error means it is closed. A handshake's last flight still held (a
+    /// connection that went idle before its first write) is sent first: the server sends nothing before it.
     private func probeIdle() -> Probe {
+        guard sendHeldOutputNow() else { return .closed }
         do {
             while let input = try tcp.receiveNow() {
                 try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
@@ -202,6 +226,30 @@ final class TLSStream: ByteStream, Sendable {
         }
     }
 
+    /// Sends what the engine holds for the peer without waiting, unless a write is sending already (it sends this
+    /// too). False when the socket did not take it all (nothing this small is refused by an idle socket's buffer):
+    /// the stream is then closed, as a partial record cannot be taken back.
+    private func sendHeldOutputNow() -> Bool {
+        var output = state.withLock { s -> [UInt8] in
+            guard !s.sending, !s.closed, s.engine.hasOutput else { return [] }
+            s.sending = true
+            return s.engine.takeOutput()
+        }
+        while !output.isEmpty {
+            guard tcp.sendNow(output) == output.count else {
+                state.withLock { $0.sending = false }
+                close()
+                return false
+            }
+            output = state.withLock { s -> [UInt8] in
+                let more = s.engine.takeOutput()
+                if more.isEmpty { s.sending = false }
+                return more
+            }
+        }
+        return true
+    }
+
     func close() {
         let goodbye = state.withLock { s -> [UInt8] in
             guard !s.closed else { return [] }
@@ -209,7 +257,6 @@ final class TLSStream: ByteStream, Sendable {
             s.engine.shutdown()
             return s.engine.takeOutput()
         }
-        if !goodbye.isEmpty { tcp.sendNow(goodbye) }
-        tcp.close()
+        tcp.close(sendingLast: goodbye)
     }
 }
