@@ -234,11 +234,13 @@ package struct RESPParser: Sendable {
             if scanned > limits.maxLineLength + 1 { throw RESPParseError(.lineTooLong, at: discarded + position) }
             return nil
         }
+        // The length first, so that the error does not depend on how the bytes were split: a feed that ends
+        // before the `\n` of a long line has already failed on its length.
+        guard newline - position <= limits.maxLineLength + 1 else { throw RESPParseError(.lineTooLong, at: discarded + position) }
         let lineEnd = newline - 1
         guard lineEnd >= position, buffer[lineEnd] == 0x0D else {
             throw RESPParseError(.strayLineBreak, at: discarded + newline)
         }
-        guard lineEnd - position <= limits.maxLineLength else { throw RESPParseError(.lineTooLong, at: discarded + position) }
         let line = buffer[position..<lineEnd]
         if let stray = line.firstIndex(of: 0x0D) { throw RESPParseError(.strayLineBreak, at: discarded + stray) }
         position = newline + 1

@@ -162,6 +162,19 @@ private func one(_ text: String) throws -> RESPValue {
         #expect(parse("+" + String(repeating: "x", count: 100), limits: limits).error?.kind == .lineTooLong, "without waiting for its end")
     }
 
+    /// Found by FuzzRESP: a long line ending in a bare `\n` was a stray line break when fed whole, but too long
+    /// when fed in pieces (the length check ran before the `\n` arrived). The length is now checked first.
+    @Test func aLongLinesErrorDoesNotDependOnTheSplit() {
+        let limits = RESPParser.Limits(maxLineLength: 8)
+        let bytes = Array("?0123456789abcdef\n".utf8)
+        let whole = parse([bytes[...]], limits: limits)
+        #expect(whole.error?.kind == .lineTooLong)
+        for step in 1...bytes.count {
+            let pieces = stride(from: 0, to: bytes.count, by: step).map { bytes[$0..<min(bytes.count, $0 + step)] }
+            #expect(parse(pieces, limits: limits).error == whole.error, "\(step)-byte pieces")
+        }
+    }
+
     @Test func garbageIsATypedError() {
         #expect(parse("HTTP/1.1 200 OK\r\n").error?.kind == .unknownType(UInt8(ascii: "H")))
         #expect(parse("|1\r\n+a\r\n+b\r\n+c\r\n").error?.kind == .unknownType(UInt8(ascii: "|")), "attributes are not supported")
