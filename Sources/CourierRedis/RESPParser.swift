@@ -219,9 +219,11 @@ package struct RESPParser: Sendable {
         case UInt8(ascii: "!"):
             return .blobError(Array(body))
         default:
-            // `=`: three bytes of format, a colon, the text.
+            // `=`: three bytes of format (printable ASCII, `txt` or `mkd`), a colon, the text.
             let start = body.startIndex
-            guard body.count >= 4, body[start + 3] == UInt8(ascii: ":") else { throw RESPParseError(.malformedLine, at: offset) }
+            guard body.count >= 4, body[start + 3] == UInt8(ascii: ":"),
+                body[start..<start + 3].allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") })
+            else { throw RESPParseError(.malformedLine, at: offset) }
             return .verbatimString(format: String(decoding: body[start..<start + 3], as: UTF8.self), text: Array(body[(start + 4)...]))
         }
     }

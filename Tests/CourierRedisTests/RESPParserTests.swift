@@ -192,6 +192,7 @@ private func one(_ text: String) throws -> RESPValue {
         #expect(parse("_x\r\n").error?.kind == .malformedLine)
         #expect(parse("(12a\r\n").error?.kind == .malformedLine)
         #expect(parse("=2\r\nab\r\n").error?.kind == .malformedLine, "a verbatim string needs its format")
+        #expect(parse("=5\r\n\u{e9}t:x\r\n").error?.kind == .malformedLine, "a format is printable ASCII (found by FuzzRESP)")
     }
 
     @Test func anErrorSticksAndSaysWhere() throws {
