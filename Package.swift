@@ -4,7 +4,7 @@
 // Layers, lowest first (a module never imports one above it or beside it):
 //   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto),
 //                    CCourierYAML (the system's libyaml)
-//   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2 and HMAC)
+//   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2, HMAC and SHA-1)
 //   each on its own  CourierPolicy (libyaml), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
 //   coordination     CourierRedis (a Redis client of Courier's own, for the fleet's shared limits: issue 24)
@@ -71,7 +71,7 @@ let package = Package(
         // MARK: - Vocabulary
         // CCourierPosix for the one thread helper (`ThreadOfItsOwn`: pthread_setname_np is a GNU extension).
         .target(name: "CourierCore", dependencies: ["CCourierPosix"]),
-        // SHA-256, SHA-512 and HMAC on libcrypto, out of the vocabulary so that it links no OpenSSL. Its types are
+        // SHA-256, SHA-512, HMAC (and SHA-1, which names Redis scripts) on libcrypto, out of the vocabulary so that it links no OpenSSL. Its types are
         // `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app may import both libraries.
         // CourierKit publishes what apps and authoriser plugins need under a name of its own (`MessageDigest`).
         .target(name: "CourierCrypto", dependencies: ["CCourierOpenSSL"]),
