@@ -71,8 +71,9 @@ let package = Package(
         // MARK: - Vocabulary
         // CCourierPosix for the one thread helper (`ThreadOfItsOwn`: pthread_setname_np is a GNU extension).
         .target(name: "CourierCore", dependencies: ["CCourierPosix"]),
-        // SHA-256, SHA-512, HMAC (and SHA-1, which names Redis scripts) on libcrypto, out of the vocabulary so that it links no OpenSSL. Its types are
-        // `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app may import both libraries.
+        // SHA-256, SHA-512, HMAC (and SHA-1, which names Redis scripts) on libcrypto, out of the vocabulary so that
+        // it links no OpenSSL. Its types are `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app
+        // may import both libraries.
         // CourierKit publishes what apps and authoriser plugins need under a name of its own (`MessageDigest`).
         .target(name: "CourierCrypto", dependencies: ["CCourierOpenSSL"]),
 

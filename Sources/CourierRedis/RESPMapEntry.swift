@@ -3,8 +3,5 @@ package struct RESPMapEntry: Sendable, Equatable {
     package var key: RESPValue
     package var value: RESPValue
 
-    package init(key: RESPValue, value: RESPValue) {
-        self.key = key
-        self.value = value
-    }
+    package init(key: RESPValue, value: RESPValue) { (self.key, self.value) = (key, value) }
 }

@@ -12,14 +12,37 @@ private func milliseconds(since start: Deadline) -> Double {
     Double((Deadline.now() - start).nanosecondsClamped) / 1e6
 }
 
-private func text(_ value: RESPValue) -> String? { value.string }
+/// A fresh redis-server, and a client of it (the caller shuts it down).
+private func startServerAndClient(commandTimeout: Duration = .seconds(2), connectTimeout: Duration = .seconds(2)) async throws -> (RedisServer, RedisClient) {
+    let server = try await RedisServer.start()
+    return (server, try makeClient(server.url(), commandTimeout: commandTimeout, connectTimeout: connectTimeout))
+}
+
+/// A `PING` through a new client for `url`, which must fail: its error.
+private func failedPing(_ url: String) async throws -> RedisError? {
+    let client = try makeClient(url)
+    defer { client.shutdown() }
+    return await #expect(throws: RedisError.self) { try await client.send(RedisCommand("PING")) }
+}
+
+/// `count` callers send `ECHO prefix-i` at once on `client`; returns how many got a reply other than their own.
+private func echoMismatches(_ client: RedisClient, count: Int, prefix: String) async throws -> Int {
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        for index in 0..<count {
+            group.addTask {
+                let reply = try await client.send(RedisCommand("ECHO", "\(prefix)-\(index)"), deadline: .now() + .seconds(10))
+                return reply.string == "\(prefix)-\(index)" ? 0 : 1
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+}
 
 /// The client against a real redis-server on 127.0.0.1 (started per test, killed however it ends).
 @Suite(.serialized) struct RedisClientTests {
     @Test func basicCommandsAndErrorReplies() async throws {
-        let server = try await RedisServer.start()
-        let client = try makeClient(server.url())
-        defer { client.shutdown() }
+        let (server, client) = try await startServerAndClient()
+        defer { withExtendedLifetime(server) { client.shutdown() } }
         #expect(try await client.send(RedisCommand("SET", "greeting", "hello")) == .simpleString("OK"))
         #expect(try await client.send(RedisCommand("GET", "greeting")).string == "hello")
         #expect(try await client.send(RedisCommand("GET", "missing")) == .null)
@@ -40,21 +63,12 @@ private func text(_ value: RESPValue) -> String? { value.string }
     }
 
     @Test func manyConcurrentCallersShareOneConnectionInOrder() async throws {
-        let server = try await RedisServer.start()
-        let client = try makeClient(server.url())
-        defer { client.shutdown() }
+        let (server, client) = try await startServerAndClient()
+        defer { withExtendedLifetime(server) { client.shutdown() } }
         _ = try await client.send(RedisCommand("PING"))
         // 500 callers at once, each with its own reply: a mismatch would hand a caller another's echo.
         let start = Deadline.now()
-        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<500 {
-                group.addTask {
-                    let reply = try await client.send(RedisCommand("ECHO", "caller-\(index)"), deadline: .now() + .seconds(10))
-                    return reply.string == "caller-\(index)" ? 0 : 1
-                }
-            }
-            return try await group.reduce(0, +)
-        }
+        let mismatches = try await echoMismatches(client, count: 500, prefix: "caller")
         let concurrent = milliseconds(since: start)
         #expect(mismatches == 0)
         // One connection: commands of one caller keep their order (INCR answers 1, 2, 3…).
@@ -88,9 +102,7 @@ private func text(_ value: RESPValue) -> String? { value.string }
         let again = await #expect(throws: RedisError.self) { try await wrong.send(RedisCommand("PING")) }
         #expect(again?.kind == .authentication)
 
-        let none = try makeClient(server.url())
-        defer { none.shutdown() }
-        let missing = await #expect(throws: RedisError.self) { try await none.send(RedisCommand("PING")) }
+        let missing = try await failedPing(server.url())
         #expect(missing?.kind == .authentication)
         #expect(missing?.message.hasPrefix("NOAUTH") == true)
     }
@@ -108,17 +120,14 @@ private func text(_ value: RESPValue) -> String? { value.string }
         _ = try await three.send(RedisCommand("SET", "where", "db3"))
         #expect(try await zero.send(RedisCommand("GET", "where")) == .null)
         #expect(try await threeAgain.send(RedisCommand("GET", "where")).string == "db3")
-        let bad = try makeClient(server.url(database: 99))
-        defer { bad.shutdown() }
-        let error = await #expect(throws: RedisError.self) { try await bad.send(RedisCommand("PING")) }
+        let error = try await failedPing(server.url(database: 99))
         #expect(error?.kind == .server)
         #expect(error?.message.contains("DB index is out of range") == true)
     }
 
     @Test func scriptsRunByTheirSHAAndAreReloadedAfterAFlush() async throws {
-        let server = try await RedisServer.start()
-        let client = try makeClient(server.url())
-        defer { client.shutdown() }
+        let (server, client) = try await startServerAndClient()
+        defer { withExtendedLifetime(server) { client.shutdown() } }
         let script = RedisScript("return redis.call('INCRBY', KEYS[1], ARGV[1])")
         let exists = RedisCommand("SCRIPT", "EXISTS", script.sha1)
         #expect(try await client.send(exists) == .array([.integer(0)]))
@@ -134,8 +143,7 @@ private func text(_ value: RESPValue) -> String? { value.string }
     }
 
     @Test func aRestartedServerIsUsedAgainWithinASecondOrTwo() async throws {
-        let server = try await RedisServer.start()
-        let client = try makeClient(server.url(), commandTimeout: .milliseconds(200), connectTimeout: .milliseconds(500))
+        let (server, client) = try await startServerAndClient(commandTimeout: .milliseconds(200), connectTimeout: .milliseconds(500))
         defer { client.shutdown() }
         let script = RedisScript("return redis.call('INCR', KEYS[1])")
         #expect(try await client.evaluate(script, keys: ["k"]) == .integer(1))
@@ -171,8 +179,7 @@ private func text(_ value: RESPValue) -> String? { value.string }
     }
 
     @Test func aStoppedServerTimesOutOnceThenTheBreakerFailsFastUntilItResumes() async throws {
-        let server = try await RedisServer.start()
-        let client = try makeClient(server.url(), commandTimeout: .milliseconds(50), connectTimeout: .milliseconds(300))
+        let (server, client) = try await startServerAndClient(commandTimeout: .milliseconds(50), connectTimeout: .milliseconds(300))
         defer {
             server.resume()
             client.shutdown()
@@ -225,16 +232,7 @@ private func text(_ value: RESPValue) -> String? { value.string }
         let client = RedisClient(configuration: configuration)
         defer { client.shutdown() }
         #expect(try await client.send(RedisCommand("SET", "k", "over TLS"), deadline: .now() + .seconds(5)) == .simpleString("OK"))
-        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<100 {
-                group.addTask {
-                    let reply = try await client.send(RedisCommand("ECHO", "tls-\(index)"), deadline: .now() + .seconds(10))
-                    return reply.string == "tls-\(index)" ? 0 : 1
-                }
-            }
-            return try await group.reduce(0, +)
-        }
-        #expect(mismatches == 0)
+        #expect(try await echoMismatches(client, count: 100, prefix: "tls") == 0)
         // A server whose certificate the client does not trust: a TLS error, naming the backend.
         let untrusting = RedisClient(configuration: RedisConfiguration(
             url: try RedisURL(server.url(password: "pw", tls: true)), tls: TLSPolicy(caFile: TestPKI.shared.untrustedRootCA)
@@ -246,9 +244,8 @@ private func text(_ value: RESPValue) -> String? { value.string }
     }
 
     @Test func aCancelledCallerLeavesAtOnceAndTheStreamStaysInStep() async throws {
-        let server = try await RedisServer.start()
-        let client = try makeClient(server.url())
-        defer { client.shutdown() }
+        let (server, client) = try await startServerAndClient()
+        defer { withExtendedLifetime(server) { client.shutdown() } }
         _ = try await client.send(RedisCommand("PING"))
         // BLPOP holds the connection's reply stream for 300 ms; its caller is cancelled after 50.
         let blocked = Task { try await client.send(RedisCommand("BLPOP", "nothing", "0.3"), deadline: .now() + .seconds(5)) }
