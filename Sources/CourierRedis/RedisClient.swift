@@ -113,40 +113,38 @@ package final class RedisClient: Sendable {
     }
 
     private func request(_ id: UInt64, deadline: Deadline, continuation: Waiter) {
-        enum Outcome {
-            case ready(RedisConnection)
-            case fail(RedisError)
-            case waiting(connect: UInt64?)
-            case probe(UInt64, RedisError)
-        }
-        let outcome = state.withLock { state -> Outcome in
+        // What to resume the caller with now (nil: it waits), and which connection to start making.
+        let (result, connect) = state.withLock { state -> (Result<RedisConnection, RedisError>?, UInt64?) in
             if state.cancelledEarly.remove(id) != nil {
-                return .fail(RedisError(.cancelled, "the call was cancelled", backend: backend))
+                return (.failure(RedisError(.cancelled, "the call was cancelled", backend: backend)), nil)
             }
-            let action = state.machine.request(now: .now())
+            var action = state.machine.request(now: .now())
+            var reconnect: UInt64?
+            if case .send(let generation) = action, let ending = state.connection?.ending {
+                // The connection failed and its report is still on its way: act on it now, then ask again.
+                if case .connect(let next) = state.machine.connectionFailed(generation: generation, error: ending, now: .now()) {
+                    reconnect = next
+                    state.connection = nil
+                }
+                action = state.machine.request(now: .now())
+            }
             switch action {
             case .send:
-                guard let connection = state.connection else { return .fail(RedisError(.unavailable, "no connection", backend: backend)) }
-                return .ready(connection)
+                guard let connection = state.connection else { return (.failure(RedisError(.unavailable, "no connection", backend: backend)), reconnect) }
+                return (.success(connection), reconnect)
             case .failFast(let error):
-                return .fail(error)
+                return (.failure(error), reconnect)
             case .probeAndFailFast(let generation, let error):
-                return .probe(generation, error)
+                return (.failure(error), generation)
             case .wait, .connectAndWait:
                 let timer = loop.scheduleTimer(at: deadline) { [weak self] in self?.waiterTimedOut(id) }
                 state.waiters[id] = (continuation, timer)
-                if case .connectAndWait(let generation) = action { return .waiting(connect: generation) }
-                return .waiting(connect: nil)
+                if case .connectAndWait(let generation) = action { return (nil, generation) }
+                return (nil, reconnect)
             }
         }
-        switch outcome {
-        case .ready(let connection): continuation.resume(returning: .success(connection))
-        case .fail(let error): continuation.resume(returning: .failure(error))
-        case .waiting(let generation): if let generation { connect(generation) }
-        case .probe(let generation, let error):
-            connect(generation)
-            continuation.resume(returning: .failure(error))
-        }
+        if let connect { self.connect(connect) }
+        if let result { continuation.resume(returning: result) }
     }
 
     private func waiterTimedOut(_ id: UInt64) {
@@ -178,14 +176,18 @@ package final class RedisClient: Sendable {
         let (action, waiters) = state.withLock { state -> (RedisConnectivityStateMachine.Action, [(continuation: Waiter, timer: TimerID)]) in
             let action: RedisConnectivityStateMachine.Action
             switch outcome {
+            case .success(let connection) where connection.ending != nil:
+                // It failed between its set-up and now, and its report found the machine still connecting.
+                let error = connection.ending!
+                action = state.machine.connectFailed(generation: generation, error: error, now: .now(), jitter: Double.random(in: 0...1))
             case .success(let connection):
                 action = state.machine.connectSucceeded(generation: generation, now: .now())
                 if case .resumeWaiters = action { state.connection = connection }
             case .failure(let error):
                 action = state.machine.connectFailed(generation: generation, error: error, now: .now(), jitter: Double.random(in: 0...1))
-                if case .failWaiters(_, let retryAt) = action {
-                    state.retryTimer = loop.scheduleTimer(at: retryAt) { [weak self] in self?.retryTimerFired() }
-                }
+            }
+            if case .failWaiters(_, let retryAt) = action {
+                state.retryTimer = loop.scheduleTimer(at: retryAt) { [weak self] in self?.retryTimerFired() }
             }
             switch action {
             case .resumeWaiters, .failWaiters:

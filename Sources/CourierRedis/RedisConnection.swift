@@ -18,7 +18,8 @@ final class RedisConnection: Sendable {
         var cancelledEarly: Set<RedisPipelineStateMachine.CommandID> = []
         var nextID: RedisPipelineStateMachine.CommandID = 0
         var timer: TimerID?
-        var ended = false
+        /// Why the connection ended; nil while it is open.
+        var ending: RedisError?
     }
 
     let generation: UInt64
@@ -184,7 +185,7 @@ final class RedisConnection: Sendable {
         switch action {
         case .deliver(_, let value): waiter?.resume(returning: .success(value))
         case .drop: break
-        case .close(let failures): end(failures, reporting: failures.first?.error)
+        case .close(let reason, let failures): end(failures, reporting: reason)
         }
     }
 
@@ -201,8 +202,8 @@ final class RedisConnection: Sendable {
             if case .arm(let deadline) = action { armTimer(at: deadline, &state) }
             return action
         }
-        if case .close(let failures) = action {
-            end(failures, reporting: failures.first?.error)
+        if case .close(let reason, let failures) = action {
+            end(failures, reporting: reason)
         }
     }
 
@@ -211,6 +212,11 @@ final class RedisConnection: Sendable {
         let failures = state.withLock { $0.machine.close(error) }
         end(failures, reporting: error)
     }
+
+    /// Why the connection ended (failed or closed); nil while it is open. The client checks it under its own
+    /// lock before it hands the connection to a call or takes a new one into use, so that a failure whose report
+    /// has not reached it yet (or reached it too early, during the hand-over) is acted on all the same.
+    var ending: RedisError? { state.withLock { $0.ending } }
 
     /// Closes the connection (the owner's decision: shut-down, a newer connection); waiting callers fail.
     func close() {
@@ -221,14 +227,16 @@ final class RedisConnection: Sendable {
     /// Closes the stream, resumes the failed callers, and tells the client once (unless the owner closed it).
     private func end(_ failures: [RedisPipelineStateMachine.Failure], reporting error: RedisError?) {
         let (waiters, firstEnd) = state.withLock { state -> ([(Waiter, RedisError)], Bool) in
+            let firstEnd = state.ending == nil
+            if firstEnd { state.ending = error ?? RedisError(.unavailable, "the connection was closed", backend: backend) }
             if let timer = state.timer { loop.cancelTimer(timer) }
             state.timer = nil
             let waiters = failures.flatMap { failure in failure.ids.compactMap { state.waiters.removeValue(forKey: $0) }.map { ($0, failure.error) } }
-            defer { state.ended = true }
-            return (waiters, !state.ended)
+            return (waiters, firstEnd)
         }
         stream.close()
-        for (waiter, error) in waiters { waiter.resume(returning: .failure(error)) }
+        // The client first, so that a caller resumed below finds it already reconnecting.
         if firstEnd, let error { onFailure(error) }
+        for (waiter, error) in waiters { waiter.resume(returning: .failure(error)) }
     }
 }

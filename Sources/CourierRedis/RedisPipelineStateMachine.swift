@@ -45,16 +45,16 @@ package struct RedisPipelineStateMachine: Sendable {
         case deliver(CommandID, RESPValue)
         /// The reply was for an abandoned command: nothing to do.
         case drop
-        /// A reply nobody asked for: close the connection, fail these callers.
-        case close([Failure])
+        /// A reply nobody asked for: close the connection (for this reason), fail these callers.
+        case close(RedisError, [Failure])
     }
 
     package enum TimerAction: Sendable, Equatable {
         case none
         /// Arm the timer again, for the earliest deadline still waiting.
         case arm(Deadline)
-        /// A deadline passed: close the connection, fail these callers.
-        case close([Failure])
+        /// A deadline passed: close the connection (for this reason), fail these callers.
+        case close(RedisError, [Failure])
     }
 
     private var pending = Deque<Pending>()
@@ -107,7 +107,8 @@ package struct RedisPipelineStateMachine: Sendable {
     package mutating func replyReceived(_ value: RESPValue) -> ReplyAction {
         guard closedWith == nil else { return .drop }
         guard let first = pending.popFirst() else {
-            return .close(close(RedisError(.protocolViolation, "a reply arrived that no command asked for", backend: backend)))
+            let error = RedisError(.protocolViolation, "a reply arrived that no command asked for", backend: backend)
+            return .close(error, close(error))
         }
         return first.abandoned ? .drop : .deliver(first.id, value)
     }
@@ -137,7 +138,7 @@ package struct RedisPipelineStateMachine: Sendable {
                 let follower = RedisError(.timeout, "the connection was closed when an earlier command's deadline passed", backend: backend)
                 failures.append(Failure(ids: others, error: follower))
             }
-            return .close(failures)
+            return .close(late, failures)
         }
         guard let earliest = live.map(\.deadline).min() else { return .none }
         armedTimer = earliest

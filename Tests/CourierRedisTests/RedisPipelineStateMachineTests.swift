@@ -24,11 +24,12 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func aReplyNobodyAskedForClosesTheConnection() {
         var machine = RedisPipelineStateMachine(backend: "b")
-        guard case .close(let failures) = machine.replyReceived(.simpleString("OK")) else {
+        guard case .close(let reason, let failures) = machine.replyReceived(.simpleString("OK")) else {
             Issue.record("an unexpected reply closes")
             return
         }
         #expect(failures.isEmpty)
+        #expect(reason.kind == .protocolViolation, "the client hears why, even with nobody waiting")
         #expect(machine.isClosed)
         guard case .fail(let error) = machine.send(1, bytes: bytes("A"), deadline: at(50), now: at(0)) else {
             Issue.record("a closed pipeline refuses")
@@ -60,12 +61,13 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
         _ = machine.send(4, bytes: bytes("D"), deadline: at(10), now: at(0))
         let abandoned = machine.abandon(4)
         #expect(abandoned)
-        guard case .close(let failures) = machine.timerFired(now: at(20)) else {
+        guard case .close(let reason, let failures) = machine.timerFired(now: at(20)) else {
             Issue.record("a passed deadline closes")
             return
         }
         #expect(failures.map(\.ids) == [[2], [1, 3]], "the late command, then those it takes down; not the abandoned one")
         #expect(failures.allSatisfy { $0.error.kind == .timeout })
+        #expect(reason.kind == .timeout, "the client hears that the server hung")
         #expect(machine.isClosed)
         #expect(machine.replyReceived(.integer(1)) == .drop)
         #expect(machine.takeOutbox() == nil)
