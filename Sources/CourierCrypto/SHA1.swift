@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 
 /// SHA-1 (FIPS 180-4), computed by libcrypto. Not for security: Redis names a Lua script by the SHA-1 of its
 /// source (`EVALSHA`), and this is how Courier computes that name. Whole messages only (scripts are short).

@@ -6,7 +6,7 @@
 // reply re-encodes to bytes that parse back to exactly one reply with the same encoding; replies never hold more
 // bulk bytes than the input. Crashes, ASan reports, hangs (-timeout) and memory blow-ups (-rss_limit_mb) are
 // findings too: a hostile length must not allocate what it announces.
-import CourierRedis
+internal import CourierRedis
 
 private struct Outcome {
     var replies: [RESPValue] = []
