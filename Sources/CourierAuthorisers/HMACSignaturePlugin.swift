@@ -1,5 +1,5 @@
 public import CourierCore
-import CourierCrypto
+internal import CourierCrypto
 
 /// `plugin: hmac-signature`: signs every request with HMAC-SHA256 or HMAC-SHA512 (RFC 2104) under a shared key.
 ///

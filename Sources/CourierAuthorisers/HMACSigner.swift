@@ -1,5 +1,5 @@
-import CourierCore
-import CourierCrypto
+internal import CourierCore
+internal import CourierCrypto
 
 /// The live `hmac-signature` authoriser; see ``HMACSignaturePlugin`` for the canonical string.
 final class HMACSigner: Authoriser {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// An authoriser whose credentials never change: it sets one header field. A 401 cannot be fixed by
 /// refreshing, so ``authorisationFailed(for:)`` and ``refresh()`` do nothing.

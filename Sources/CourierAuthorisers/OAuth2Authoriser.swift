@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// The authoriser both OAuth 2 grants make: sends `Authorization: Bearer <access token>` from a
 /// ``TokenCache`` that asks the grant for a new token when there is none or it expires within `refresh-before`.

@@ -1,5 +1,5 @@
 public import CourierCore
-import Synchronization
+internal import Synchronization
 
 /// `plugin: oauth2-refresh`: the refresh-token grant (RFC 6749 §6).
 ///

@@ -1,8 +1,8 @@
-import CourierCore
+internal import CourierCore
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+internal import FoundationEssentials
 #else
-import Foundation
+internal import Foundation
 #endif
 
 /// A token endpoint (RFC 6749 §3.2): POSTs a grant as a form and parses the JSON answer (§5.1, §5.2).

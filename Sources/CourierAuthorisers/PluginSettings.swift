@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Reads one instance's settings with their secrets resolved, turning an absent required setting or a value of
 /// the wrong shape into an ``AuthoriserError`` that names the setting (never its value).

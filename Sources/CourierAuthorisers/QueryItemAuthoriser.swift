@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Appends `name=value` (each percent-encoded) to the request's query; its credentials never change.
 final class QueryItemAuthoriser: Authoriser {

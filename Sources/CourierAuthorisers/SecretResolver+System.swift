@@ -1,8 +1,8 @@
 public import CourierCore
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+internal import FoundationEssentials
 #else
-import Foundation
+internal import Foundation
 #endif
 
 extension SecretResolver {

@@ -1,5 +1,5 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 /// Owns a ``TokenStateMachine`` under a lock and performs its actions: starts the one refresh in flight (in its
 /// own task, so a cancelled caller does not cancel it for the others) and resumes the waiters with the result.

@@ -1,4 +1,4 @@
-import CCourierChecksum
+internal import CCourierChecksum
 
 /// CRC-32 (ISO 3309, the zlib/gzip polynomial), the checksum of the record format: folded with carry-less
 /// multiplication where the CPU has it (a 256 KiB payload in 15.6 µs here, against 37–74 µs for zlib 1.2's table loop), zlib otherwise.

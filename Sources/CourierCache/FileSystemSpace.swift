@@ -1,9 +1,9 @@
-import CourierCore
+internal import CourierCore
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// The size of the file system holding the store and the space an unprivileged writer may still use.

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// A store's garbage collection: temporary files abandoned by dead writers, corrupt files and expired unlocked
 /// records removed, then unlocked records evicted least recently used first down to a size (``EvictionPlan``).

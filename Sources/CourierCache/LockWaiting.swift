@@ -1,9 +1,9 @@
-import CourierCore
+internal import CourierCore
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// Whether the code running may wait for a stripe's file lock (`flock`), which blocks its thread.

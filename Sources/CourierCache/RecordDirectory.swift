@@ -1,6 +1,6 @@
-import CourierCore
-import CourierCrypto
-import Synchronization
+internal import CourierCore
+internal import CourierCrypto
+internal import Synchronization
 
 /// The store's directory: where each key's file lives, the stripes and their locks, and the header checks every
 /// operation makes before it trusts a file. ``RecordStore``, ``GarbageCollector`` and ``RecordInspector`` work

@@ -1,10 +1,10 @@
-import CCourierPosix
-import CourierCore
+internal import CCourierPosix
+internal import CourierCore
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// The file operations of the store, each on ``SystemCall`` (EINTR retried, typed errors).

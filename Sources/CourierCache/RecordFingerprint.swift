@@ -1,8 +1,8 @@
-import CCourierPosix
-import CourierCore
+internal import CCourierPosix
+internal import CourierCore
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// One version of a record file: its device, inode, size and birth time. A store replaces a record by renaming

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Looking at records without changing them (what `courier cache` shows): summaries, verdicts and peeks. No
 /// access time moves and no corrupt file is removed: a verdict reports what a load or a scan would remove.

@@ -1,5 +1,5 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 /// A persistent store of records: bytes under a key, with a TTL, a persistent lock count and an access time,
 /// one file per key in a directory (format, crash safety and concurrency rules in docs/cache.md).

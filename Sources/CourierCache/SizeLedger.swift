@@ -1,9 +1,9 @@
-import CourierCore
+internal import CourierCore
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// The bytes of a store's record files as one number that every process sharing the directory keeps, so that a

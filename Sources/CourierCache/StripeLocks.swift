@@ -1,10 +1,10 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// The lock files of one store's 256 stripes, with their descriptors kept open between operations.

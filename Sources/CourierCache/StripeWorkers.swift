@@ -1,5 +1,5 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 /// Runs independent per-stripe work of a scan on several threads of its own.
 ///

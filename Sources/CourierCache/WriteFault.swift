@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// A test seam: makes the next temporary-file write of a store stop after some bytes, either failing as the
 /// file system would (`ENOSPC`, `EIO`: the writer cleans up) or as if the process had been killed (the

@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 
 /// An incremental libcrypto digest (`EVP_MD_CTX`) with value semantics: a copy hashes on independently (the
 /// context is copied on the first write after a copy), and finalizing leaves the value usable.

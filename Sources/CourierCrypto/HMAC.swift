@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 
 /// HMAC (RFC 2104) over SHA-256 or SHA-512, for request signing.
 package enum HMAC {

@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 
 /// SHA-256 (FIPS 180-4), incremental, computed by libcrypto. Used for body digests in reports, SPKI pins and
 /// request signing.

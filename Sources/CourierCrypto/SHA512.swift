@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 
 /// SHA-512 (FIPS 180-4), incremental, computed by libcrypto. Used by HMAC-SHA-512 request signing.
 package struct SHA512: Sendable {

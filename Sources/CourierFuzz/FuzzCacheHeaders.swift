@@ -12,8 +12,8 @@
 // - Expires: the freshness lifetime is never negative; a date that parses formats as an IMF-fixdate that parses
 //   to the same instant and formats the same again.
 // Crashes, ASan reports and hangs (-timeout) are findings.
-import CourierCore
-import CourierHTTPCache
+internal import CourierCore
+internal import CourierHTTPCache
 
 private let fieldNames = ["Cache-Control", "Vary", "Age", "Expires"]
 

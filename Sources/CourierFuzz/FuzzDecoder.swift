@@ -4,7 +4,7 @@
 // encoded body. Properties: the decoded size never exceeds the limit (and, without an error, the decoder's own
 // count agrees with what it returned); a whole-buffer decode and a split decode give the same error, and the same bytes (up to
 // the error, where there is one).
-import CourierHTTP1
+internal import CourierHTTP1
 
 private struct Outcome {
     var bytes: [UInt8] = []

@@ -6,8 +6,8 @@
 // count) per file; and the text of the diagnostics stays within a bound of the input's size: an alias
 // repeating a long scalar must not multiply what is printed. Hangs (-timeout) and memory (-rss_limit_mb) are
 // findings too: the linear-time bounds of issue 12 show up as timeouts when broken.
-import CourierCore
-import CourierPolicy
+internal import CourierCore
+internal import CourierPolicy
 
 private let compiler = PolicyCompiler()
 private let path = "/nonexistent-courier-fuzz/policy.yaml"

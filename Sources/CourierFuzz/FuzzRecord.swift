@@ -6,7 +6,7 @@
 // sets the payload-size field to the bytes after the key. The rest is the file. Properties: decoding never
 // traps; a file that decodes is exactly the bytes its record encodes to (nothing a reader accepts is lost by a
 // rewrite), and its record's fields are within the format's bounds.
-import CourierCache
+internal import CourierCache
 
 /// CRC-32 (the zlib polynomial, reflected), bit by bit: slow and independent of the store's own.
 private func crc32(_ bytes: ArraySlice<UInt8>, seed: UInt32 = 0) -> UInt32 {

@@ -4,8 +4,8 @@
 // is the response. Properties, each a precondition (a finding when broken): a whole-buffer parse and a split
 // parse give the same events and error; a parser that threw throws the same error again; no event without
 // consuming bytes; never more body bytes than input. Crashes, ASan reports and hangs (-timeout) are findings.
-import CourierCore
-import CourierHTTP1
+internal import CourierCore
+internal import CourierHTTP1
 
 private enum Outcome: Equatable {
     case head(HTTPResponseHead)

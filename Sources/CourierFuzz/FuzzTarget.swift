@@ -5,7 +5,7 @@
 //
 // This module is in Courier's package, not a package of its own, so that the harnesses reach the parsers'
 // `package` API; it is no product, so none of it is public.
-import FoundationEssentials
+internal import FoundationEssentials
 
 package enum FuzzTarget: String, CaseIterable, Sendable {
     case response = "FuzzResponse"

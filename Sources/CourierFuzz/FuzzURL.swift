@@ -7,8 +7,8 @@
 //   (after the first newline) resolved against it gives a URL that round-trips too.
 // - Retry-After: a delay is never negative, the same value gives the same delay, and an HTTP-date is
 //   measured exactly: ten seconds before it, the delay is ten seconds.
-import CourierCore
-import CourierTransport
+internal import CourierCore
+internal import CourierTransport
 
 private func roundTrips(_ url: HTTPURL) {
     let text = url.description

@@ -1,4 +1,4 @@
-import CCourierZlib
+internal import CCourierZlib
 
 /// Streaming gzip / deflate decoding through the system's zlib, with a bound on the decoded size.
 ///

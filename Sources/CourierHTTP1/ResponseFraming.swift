@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// What a response head's fields say about its body's framing and its connection (RFC 9112 §6.3, §9.6):
 /// `Content-Length`, `Transfer-Encoding` and `Connection`, noted while the head's field section is read.

@@ -1,5 +1,5 @@
 package import CourierCache
-import CourierCore
+internal import CourierCore
 
 /// What `courier cache` shows of a record the HTTP cache filed: the request it answers (method, URL, the varied
 /// request fields, whether credentials asked), the stored response, and its freshness now.

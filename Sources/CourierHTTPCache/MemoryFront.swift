@@ -1,6 +1,6 @@
-import CourierCache
-import CourierCore
-import Synchronization
+internal import CourierCache
+internal import CourierCore
+internal import Synchronization
 
 /// Decoded records the HTTP cache read recently, kept in memory in front of the record store, so that a fresh
 /// hit costs a `statx` per record instead of a locked read, an access-time write and a decode.

@@ -1,5 +1,5 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 /// One user's authoriser for one policy instance, with the loader's single-flight refresh: the requests that
 /// get a 401 at the same time share one `refresh()`, and a request whose credentials were already replaced by

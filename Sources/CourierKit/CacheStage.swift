@@ -1,6 +1,6 @@
-import CourierCache
-import CourierCore
-import CourierHTTPCache
+internal import CourierCache
+internal import CourierCore
+internal import CourierHTTPCache
 
 /// The HTTP cache as one load's stage: the lookups, stores, freshenings and invalidations that the load state
 /// machine's cache actions ask for, against the service's ``HTTPCache``, for one route's `cache:` policy and

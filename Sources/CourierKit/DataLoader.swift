@@ -1,5 +1,5 @@
 public import CourierCore
-import CourierTransport
+internal import CourierTransport
 
 /// The data loader a view or view model owns: it loads requests through the policy of its service, for the
 /// user of its factory. All its requests in flight are cancelled by ``cancelAll()`` and when it is freed; their

@@ -1,11 +1,11 @@
-import CourierAuthorisers
-import CourierCore
-import Synchronization
+internal import CourierAuthorisers
+internal import CourierCore
+internal import Synchronization
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+internal import FoundationEssentials
 #else
-import Foundation
+internal import Foundation
 #endif
 
 /// The data loader's per-user half: made by ``DataLoaderService/makeFactory(environment:cacheIdentity:)``, it holds this

@@ -1,14 +1,14 @@
 public import CoreMetrics
-import CourierAuthorisers
+internal import CourierAuthorisers
 public import CourierCore
-import CourierTransport
+internal import CourierTransport
 public import Logging
 public import Tracing
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+internal import FoundationEssentials
 #else
-import Foundation
+internal import Foundation
 #endif
 
 extension DataLoaderService {

@@ -1,7 +1,7 @@
-import CoreMetrics
-import CourierCore
-import CourierTransport
-import Logging
+internal import CoreMetrics
+internal import CourierCore
+internal import CourierTransport
+internal import Logging
 
 extension DataLoaderService {
     /// The grace period ``shutdown(gracePeriod:)`` gives loads in flight unless told otherwise: 10 seconds, long

@@ -1,18 +1,17 @@
-import CoreMetrics
-import CourierAuthorisers
-import CourierCache
+internal import CoreMetrics
+internal import CourierCache
 public import CourierCore
-import CourierHTTPCache
-import CourierPolicy
+internal import CourierHTTPCache
+internal import CourierPolicy
 public import CourierTransport
-import Logging
-import Synchronization
-import Tracing
+internal import Logging
+internal import Synchronization
+internal import Tracing
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+internal import FoundationEssentials
 #else
-import Foundation
+internal import Foundation
 #endif
 
 /// The data loader's shared half: one per app. Holds the policy graph, the transport, the rate limiter, one

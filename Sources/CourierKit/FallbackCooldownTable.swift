@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Which connect targets failed recently. A target that failed to resolve or connect is skipped for the
 /// cool-down, then tried again. Pure: the owner passes the current instant.

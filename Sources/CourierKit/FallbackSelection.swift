@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// The connect targets one attempt tries, in order: the URL's own host, then the route's fallbacks, less those
 /// cooling down after a failure (all of them when every one is). Pure: which labels are cooling down is asked of

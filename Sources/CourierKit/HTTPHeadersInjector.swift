@@ -1,5 +1,5 @@
-import CourierCore
-import Instrumentation
+internal import CourierCore
+internal import Instrumentation
 
 /// Writes what a tracer propagates (W3C `traceparent` and `tracestate` for an OpenTelemetry tracer) into a
 /// request's header fields, replacing fields of the same name.

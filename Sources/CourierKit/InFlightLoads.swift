@@ -1,5 +1,5 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 /// A service's loads in flight, across all its loaders, for a graceful shutdown: each load enters when it starts
 /// (or is refused once the service is shutting down) and leaves when it ends; when the grace period ends, those

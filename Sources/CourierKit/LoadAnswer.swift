@@ -1,5 +1,5 @@
-import CourierHTTPCache
-import CourierTransport
+internal import CourierHTTPCache
+internal import CourierTransport
 
 /// A response whose body is still to be read, as the load's state machine carries it: boxed, because its actions
 /// copy it several times on the way to the owner, and a box is copied with one reference count instead of one per

@@ -1,7 +1,7 @@
-import CourierCore
-import CourierTransport
-import Synchronization
-import CourierHTTP1
+internal import CourierCore
+internal import CourierTransport
+internal import Synchronization
+internal import CourierHTTP1
 
 /// Carries a streamed request's events from its execution to the one consumer, with backpressure: the
 /// execution waits while two events are unread, so a body is read from the socket only as fast as it is

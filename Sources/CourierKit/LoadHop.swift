@@ -1,7 +1,7 @@
-import CourierCore
-import CourierHTTP1
-import CourierHTTPCache
-import CourierTransport
+internal import CourierCore
+internal import CourierHTTP1
+internal import CourierHTTPCache
+internal import CourierTransport
 
 /// One hop of a load (the caller's request, or a redirect's next request, each routed through the policy on its
 /// own): the state of its attempts, and the one switch that performs what its ``LoadStateMachine`` decides. The

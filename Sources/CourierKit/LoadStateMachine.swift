@@ -1,5 +1,5 @@
-import CourierCore
-import CourierHTTPCache
+internal import CourierCore
+internal import CourierHTTPCache
 
 /// The decisions of one load (one hop of a request) as a pure state machine: when to wait for the rate limit, to
 /// authorise, to send; what a response or a failure leads to (a pause of the endpoint for Retry-After, one

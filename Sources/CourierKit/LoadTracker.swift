@@ -1,5 +1,5 @@
-import CourierCore
-import Synchronization
+internal import CourierCore
+internal import Synchronization
 
 /// A loader's requests in flight, of two kinds:
 /// - A load awaited with ``DataLoader/load(_:)`` runs on its caller's task (``run(_:)``) under a

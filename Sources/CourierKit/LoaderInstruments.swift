@@ -1,7 +1,7 @@
-import CoreMetrics
-import CourierCore
-import Logging
-import Tracing
+internal import CoreMetrics
+internal import CourierCore
+internal import Logging
+internal import Tracing
 
 /// A service's logger, metrics factory and tracer, as its ``DataLoaderService`` was given them. Each request gets
 /// a ``RequestInstrumentation`` from it only when something would use one: with the no-op defaults (a logger above

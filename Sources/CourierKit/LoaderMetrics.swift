@@ -1,6 +1,6 @@
-import CoreMetrics
-import CourierCore
-import Synchronization
+internal import CoreMetrics
+internal import CourierCore
+internal import Synchronization
 
 /// The loader's metrics: their names, and the recording of one value through the service's `MetricsFactory`.
 /// Dimensions are bounded by the policy (service and endpoint key), the method and a status class; a URL is never

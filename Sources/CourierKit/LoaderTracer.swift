@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Sends one request's ``LoaderEvent``s to the trace observers that were registered when it started, and to the
 /// request's ``RequestInstrumentation`` (logs, metrics, spans) when the service has one; costs nothing when there

@@ -1,5 +1,5 @@
-import Synchronization
-import CourierCore
+internal import Synchronization
+internal import CourierCore
 
 /// Lets concurrent loads of the same cacheable request share one exchange: the first to ask leads (it sends the
 /// request and reports the outcome with ``finish(_:with:)``), the others follow (they wait for that outcome).

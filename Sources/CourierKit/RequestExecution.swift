@@ -1,7 +1,7 @@
-import CourierCore
-import CourierHTTP1
-import CourierHTTPCache
-import CourierTransport
+internal import CourierCore
+internal import CourierHTTP1
+internal import CourierHTTPCache
+internal import CourierTransport
 
 /// Runs one request: shares it with identical loads in flight (coalescing), then loads it hop by hop (a
 /// ``LoadHop`` for the caller's request and one for each redirect the ``RedirectFollower`` follows, each routed

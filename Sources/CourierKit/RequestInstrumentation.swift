@@ -1,7 +1,7 @@
-import CourierCore
-import Logging
-import Synchronization
-import Tracing
+internal import CourierCore
+internal import Logging
+internal import Synchronization
+internal import Tracing
 
 /// One request's log lines, metrics and spans, all derived from the ``LoaderEvent``s its ``LoaderTracer`` reports
 /// (and, at the end, the request's wire figures): the loader itself makes no logging, metrics or tracing call.

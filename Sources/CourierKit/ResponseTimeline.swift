@@ -1,5 +1,5 @@
-import CourierCore
-import CourierTransport
+internal import CourierCore
+internal import CourierTransport
 public import CourierTLS
 
 /// When a loaded request spent its time: the instants it was queued and done, the time it waited for the rate

@@ -1,5 +1,5 @@
-import CourierCore
-import CourierTransport
+internal import CourierCore
+internal import CourierTransport
 
 /// Decides, for one request, whether a failed attempt is tried again and when: the route's conditions and
 /// methods, the attempt limit, jittered back-off, a server's Retry-After and the total deadline. Pure: the

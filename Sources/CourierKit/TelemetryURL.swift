@@ -1,4 +1,3 @@
-import CourierCore
 
 /// A request's URL as logs and spans show it (`url.full`): never with credentials or query secrets.
 ///

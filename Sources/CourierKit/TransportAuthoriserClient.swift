@@ -1,5 +1,5 @@
-import CourierCore
-import CourierTransport
+internal import CourierCore
+internal import CourierTransport
 
 /// Authorisers' own HTTP calls (token endpoints) over the service's transport, without redirects.
 struct TransportAuthoriserClient: AuthoriserHTTPClient {

@@ -1,4 +1,4 @@
-import FoundationEssentials
+internal import FoundationEssentials
 
 /// The one JSON encoding every `courier` output uses: sorted keys, pretty-printed, `/` unescaped, a final
 /// newline.

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 package import CourierPolicy
 
 /// Lints policy files: expands the paths, compiles each file as a root (following its includes), and

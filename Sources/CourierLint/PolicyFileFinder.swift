@@ -1,4 +1,4 @@
-import FoundationEssentials
+internal import FoundationEssentials
 
 /// Expands the paths given to `courier lint` into the policy files to lint.
 ///

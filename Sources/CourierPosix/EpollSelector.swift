@@ -1,6 +1,6 @@
-import CCourierPosix
-import Glibc
-import CourierCore
+internal import CCourierPosix
+internal import Glibc
+internal import CourierCore
 
 /// The Linux ``SelectorBackend``: one epoll instance plus an eventfd to wake it.
 ///

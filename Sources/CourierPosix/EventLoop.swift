@@ -1,5 +1,5 @@
-import Glibc
-import Synchronization
+internal import Glibc
+internal import Synchronization
 package import CourierCore
 
 /// One thread that waits for socket readiness (epoll), runs submitted work and fires timers.

@@ -1,5 +1,5 @@
-import Glibc
-import Synchronization
+internal import Glibc
+internal import Synchronization
 package import CourierCore
 
 /// A fixed set of ``EventLoop``s, one thread each, handed out round-robin.

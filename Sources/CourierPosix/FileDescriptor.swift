@@ -1,5 +1,5 @@
-import Synchronization
-import CourierCore
+internal import Synchronization
+internal import CourierCore
 
 /// Owns one open file descriptor and closes it at most once.
 ///

@@ -1,6 +1,6 @@
-import Glibc
-import Synchronization
-import CourierCore
+internal import Glibc
+internal import Synchronization
+internal import CourierCore
 
 /// Runs a `HappyEyeballsStateMachine` against real sockets: opens the attempts, arms loop timers for the
 /// attempt delay and the overall timeout, closes losers, and resumes the connecting task once.

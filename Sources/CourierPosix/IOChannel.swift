@@ -1,6 +1,6 @@
-import Glibc
-import Synchronization
-import CourierCore
+internal import Glibc
+internal import Synchronization
+internal import CourierCore
 
 /// The readiness core under ``TCPConnection`` and ``TCPListener``: one non-blocking descriptor registered
 /// once (edge-triggered, read and write) with one ``EventLoop``.

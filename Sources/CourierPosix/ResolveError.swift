@@ -1,6 +1,6 @@
-import CCourierPosix
-import Glibc
-import CourierCore
+internal import CCourierPosix
+internal import Glibc
+internal import CourierCore
 
 /// Name resolution failed: `getaddrinfo` returned an `EAI_*` code, or the answer held no usable address.
 ///

@@ -1,6 +1,6 @@
-import Glibc
-import Synchronization
-import CourierCore
+internal import Glibc
+internal import Synchronization
+internal import CourierCore
 
 /// Turns host names into addresses with `getaddrinfo`, on a small pool of dedicated threads so a slow DNS
 /// server never stalls an event loop or Swift's cooperative threads.

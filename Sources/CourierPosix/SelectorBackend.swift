@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Readiness reported by a selector for one registered descriptor.
 struct SelectorEvents: OptionSet, Hashable, Sendable {

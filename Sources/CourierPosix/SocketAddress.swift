@@ -1,5 +1,5 @@
-import CCourierPosix
-import Glibc
+internal import CCourierPosix
+internal import Glibc
 
 /// An IPv4 or IPv6 address with a port: what `connect`, `bind` and `getaddrinfo` deal in.
 ///

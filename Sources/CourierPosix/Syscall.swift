@@ -1,6 +1,6 @@
-import CCourierPosix
-import CourierCore
-import Glibc
+internal import CCourierPosix
+internal import CourierCore
+internal import Glibc
 
 /// Every libc call CourierPosix makes, in one place.
 ///

@@ -1,5 +1,5 @@
-import CCourierPosix
-import Glibc
+internal import CCourierPosix
+internal import Glibc
 package import CourierCore
 
 /// A connected, non-blocking TCP socket with async reads and writes.

@@ -1,6 +1,6 @@
-import CCourierPosix
-import Glibc
-import CourierCore
+internal import CCourierPosix
+internal import Glibc
+internal import CourierCore
 
 /// A listening TCP socket with async `accept`, for tests and local demo servers.
 package final class TCPListener: Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import CourierCore
-import HeapModule
+internal import CourierCore
+internal import HeapModule
 
 /// The event loop's timers: a min-heap of deadlines (swift-collections' `Heap`) with lazy cancellation.
 ///

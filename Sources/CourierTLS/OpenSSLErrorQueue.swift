@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 
 /// OpenSSL's per-thread error queue.
 enum OpenSSLErrorQueue {

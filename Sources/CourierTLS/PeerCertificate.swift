@@ -1,5 +1,5 @@
-import CCourierOpenSSL
-import Synchronization
+internal import CCourierOpenSSL
+internal import Synchronization
 
 /// A server's leaf certificate as a session saw it, read into a ``TLSCertificateSummary`` only when someone asks:
 /// every new connection has one, and reading it (two names, two times, the alternative names and a SHA-256 of

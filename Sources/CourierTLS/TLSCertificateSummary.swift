@@ -1,6 +1,6 @@
-import CCourierOpenSSL
-import CourierCore
-import CourierCrypto
+internal import CCourierOpenSSL
+internal import CourierCore
+internal import CourierCrypto
 
 /// What `courier fetch -v` shows of a certificate, as curl does: subject, issuer, validity and names.
 public struct TLSCertificateSummary: Sendable, Hashable {

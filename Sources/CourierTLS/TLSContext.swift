@@ -1,4 +1,4 @@
-import CCourierOpenSSL
+internal import CCourierOpenSSL
 package import CourierCore
 
 /// The client-side settings every TLS session of one ``TLSPolicy`` shares (an `SSL_CTX`): trust store, minimum

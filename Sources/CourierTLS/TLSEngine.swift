@@ -1,5 +1,5 @@
-import CCourierOpenSSL
-import CourierCore
+internal import CCourierOpenSSL
+internal import CourierCore
 
 /// One client TLS session over memory BIOs: ciphertext in, ciphertext out, plaintext in between. It does no
 /// I/O and reads no clock; its owner (the transport's `TLSStream`) moves the bytes between it and the socket

@@ -1,5 +1,5 @@
-import CCourierOpenSSL
-import Synchronization
+internal import CCourierOpenSSL
+internal import Synchronization
 
 /// Sessions kept for resumption, per origin (`host:port` as verified, not the address connected to), bounded in
 /// origins and in sessions per origin. A TLS 1.3 ticket is taken out when used (single use, RFC 8446 §C.4); a

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 extension BackoffPolicy {
     /// The delay before retry `retry` (1-based), drawn with this policy's jitter.

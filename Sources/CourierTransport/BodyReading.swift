@@ -1,6 +1,5 @@
-import CourierCore
-import CourierHTTP1
-import CourierPosix
+internal import CourierCore
+internal import CourierHTTP1
 
 /// The one place a response body is read: chunk by chunk for a stream, whole (with the direct-receive fast path)
 /// for ``HTTPClient/execute(_:)``, or drained and dropped (a redirect's or a retried response's body). Decoding,

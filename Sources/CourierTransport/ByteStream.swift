@@ -1,5 +1,5 @@
 package import CourierCore
-import CourierPosix
+internal import CourierPosix
 package import CourierTLS
 
 /// The byte pipe an HTTP/1.1 connection runs over: a plain TCP connection, or a TLS session over one

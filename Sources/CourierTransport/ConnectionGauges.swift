@@ -1,4 +1,4 @@
-import CoreMetrics
+internal import CoreMetrics
 
 /// The pool's connection gauges, `courier_connections` with a `state` dimension (`open`, `idle`, `leased`),
 /// recorded under the pool's lock after each change so that a backend sees them in order. Made only for a real

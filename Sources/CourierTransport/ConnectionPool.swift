@@ -1,8 +1,8 @@
-import CourierCore
-import CourierHTTP1
-import CourierPosix
-import Logging
-import Synchronization
+internal import CourierCore
+internal import CourierHTTP1
+internal import CourierPosix
+internal import Logging
+internal import Synchronization
 
 /// Owns the connections of an ``HTTPClient``: a ``ConnectionPoolStateMachine`` run under a lock, which keeps all
 /// the bookkeeping, and the things the machine only names by id: the connection objects, the continuations of

@@ -1,5 +1,4 @@
-import CourierCore
-import CourierPosix
+internal import CourierCore
 
 extension ConnectionPoolStateMachine {
     /// What the owner does after an event: something for requests, something for connections, and perhaps call

@@ -1,6 +1,5 @@
-import CourierCore
-import CourierPosix
-import DequeModule
+internal import CourierCore
+internal import DequeModule
 
 extension ConnectionPoolStateMachine {
     /// One pool key's connections and waiting requests. The key's limit counts every connection, in any state.

@@ -1,6 +1,5 @@
-import CourierCore
-import CourierPosix
-import DequeModule
+internal import CourierCore
+internal import DequeModule
 
 /// Decides, for every pool key (scheme, host, port and TLS settings), which request gets which connection, and
 /// keeps all the pool's bookkeeping: each key's idle list, waiting requests and counts, each connection's phase and

@@ -1,7 +1,7 @@
-import CourierCore
-import CourierPosix
-import CourierTLS
-import Synchronization
+internal import CourierCore
+internal import CourierPosix
+internal import CourierTLS
+internal import Synchronization
 
 /// The one seam where connections are made: turns a pool key (origin, connect address and TLS settings) into a
 /// connected ``ByteStream`` (a ``TCPConnection``, or a ``TLSStream`` over one for https), with its set-up times.

@@ -1,8 +1,8 @@
-import CourierCore
-import Glibc
-import CourierHTTP1
-import CourierPosix
-import CourierTLS
+internal import CourierCore
+internal import Glibc
+internal import CourierHTTP1
+internal import CourierPosix
+internal import CourierTLS
 
 extension CourierError {
     /// Maps a lower-level failure to the error a caller sees, keeping it as the cause. This is the one place a

@@ -1,6 +1,5 @@
-import CourierCore
-import CourierHTTP1
-import CourierPosix
+internal import CourierCore
+internal import CourierHTTP1
 
 /// One HTTP/1.1 connection: a byte stream plus the codec's state machine, parser and encoder. It performs the
 /// state machine's actions (the I/O); the machine decides reuse and failure.

@@ -1,8 +1,8 @@
 public import CoreMetrics
 public import CourierCore
-import CourierPosix
+internal import CourierPosix
 public import Logging
-import Synchronization
+internal import Synchronization
 
 extension HTTPClient {
     /// Makes a client with event loops of its own (`eventLoopThreads` threads), which it stops when it shuts

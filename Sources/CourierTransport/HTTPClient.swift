@@ -1,9 +1,9 @@
 public import CoreMetrics
 public import CourierCore
-import CourierHTTP1
+internal import CourierHTTP1
 package import CourierPosix
 public import Logging
-import Synchronization
+internal import Synchronization
 
 /// Courier's HTTP/1.1 client over its own non-blocking sockets.
 ///

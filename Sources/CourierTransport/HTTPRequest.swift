@@ -1,5 +1,5 @@
 public import CourierCore
-import CourierHTTP1
+internal import CourierHTTP1
 
 /// One HTTP request for ``HTTPClient``.
 public struct HTTPRequest: Sendable {

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// A count of objects alive right now, for leak tests (e.g. the TLS streams of one client).
 final class LiveCount: Sendable {

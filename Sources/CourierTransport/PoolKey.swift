@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Connections are shared by requests with the same pool key: the origin (scheme, host, port), where the socket
 /// actually connects to (differs from the origin for a fallback address), and for https the TLS settings, so

@@ -1,6 +1,5 @@
 public import CourierCore
-import CourierHTTP1
-import Synchronization
+internal import Synchronization
 
 /// Reads a response body from its connection as the caller asks for it, and gives the connection back to the
 /// pool when the body ends (or closes it when the body is abandoned, fails or is cancelled). The reading itself

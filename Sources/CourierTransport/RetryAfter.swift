@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date in any of the three forms
 /// RFC 9110 §5.6.7 requires recipients to accept (IMF-fixdate, obsolete RFC 850 and asctime).

@@ -1,7 +1,7 @@
-import CourierCore
-import CourierPosix
-import CourierTLS
-import Synchronization
+internal import CourierCore
+internal import CourierPosix
+internal import CourierTLS
+internal import Synchronization
 
 /// A TLS session over a ``TCPConnection``: a ``TLSEngine`` (OpenSSL over memory BIOs) whose ciphertext this
 /// stream moves to and from the socket. The socket's own reads and writes do the waiting (non-blocking, parked on

@@ -11,10 +11,10 @@
 //   without its main linked) hands the arguments after the target's name to libFuzzer (LLVMFuzzerRunDriver)
 //   with the target's harness as the callback: from there it is any libFuzzer binary's command line.
 #if COURIER_FUZZ
-import CCourierLibFuzzer
+internal import CCourierLibFuzzer
 #endif
-import CourierFuzz
-import Glibc
+internal import CourierFuzz
+internal import Glibc
 
 /// Names the target to libFuzzer's -jobs and -fork workers, which run argv[0] again with the arguments libFuzzer
 /// was given, the target's name no longer among them.

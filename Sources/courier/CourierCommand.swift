@@ -1,6 +1,6 @@
-import ArgumentParser
-import CourierLint
-import Foundation
+internal import ArgumentParser
+internal import CourierLint
+internal import Foundation
 
 /// `courier`: lint and explain Courier policy files (and, in later releases, fetch through a policy).
 ///

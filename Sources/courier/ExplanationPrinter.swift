@@ -1,5 +1,5 @@
-import CourierCore
-import CourierLint
+internal import CourierCore
+internal import CourierLint
 
 /// The text layout of `courier explain`: a header, the effective values in aligned columns with their
 /// origins, and the worst case.

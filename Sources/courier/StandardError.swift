@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Writes diagnostics and summaries to standard error, each followed by one newline.
 enum StandardError {

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// A cancellation that belongs to one piece of work running on its caller's task, apart from that task's own.
 ///

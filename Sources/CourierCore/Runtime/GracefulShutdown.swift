@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// Performs a `ShutdownStateMachine` for an owner that runs requests: refuses new ones once shutdown starts,
 /// waits for the ones in flight until the grace period ends, closes once, and lets any number of concurrent

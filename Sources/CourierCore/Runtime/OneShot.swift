@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// A value delivered at most once to one waiter: the first `resume` wins, later ones are ignored. Lets a caller
 /// resume at once when its work is cancelled or times out, even if the work itself never answers (a load's

@@ -1,9 +1,9 @@
 package import CCourierPosix
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// Threads started for work that blocks or computes for long (parsing a trust store takes 0.1–0.4 s of CPU with

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #endif
 
 /// Where Courier reads wall-clock time, in nanoseconds since the Unix epoch: the one clock for what is dated by

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 extension RouteExplanation: Encodable {
     private enum CodingKeys: String, CodingKey {

@@ -1,5 +1,5 @@
-import CourierCore
-import FoundationEssentials
+internal import CourierCore
+internal import FoundationEssentials
 
 /// `{"diagnostics": [{"column", "file", "line", "message", "rule", "severity", "suggestion"}], "files": N}`,
 /// keys sorted, pretty-printed, `suggestion` null when there is none.

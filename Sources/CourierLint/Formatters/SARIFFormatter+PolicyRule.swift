@@ -1,4 +1,4 @@
-import CourierPolicy
+internal import CourierPolicy
 
 extension SARIFFormatter {
     /// Every rule the policy compiler can report, as SARIF rule descriptors.

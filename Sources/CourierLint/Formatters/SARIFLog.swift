@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// The subset of the SARIF 2.1.0 object model that `courier lint` writes, as `Codable` structs (property
 /// names are SARIF's own).

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// The state of one compilation: files read so far, the include stack, and every diagnostic.
 struct CompilationSession {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Joins the parsed files of one compilation: merges defaults and services key by key, checks what only the
 /// whole policy can tell (names, hosts, references, fallbacks, retry curves against timeouts), and builds the

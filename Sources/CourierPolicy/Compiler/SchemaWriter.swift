@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Writes ``PolicySchema``'s JSON by hand (no Foundation in this layer), pretty-printed with sorted keys so
 /// the output is stable.

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Host patterns and fallback addresses as the policy language writes them, with a byte-level fast path for
 /// the common case (plain ASCII host names), which a 10,000-service policy has 30,000 of. Anything unusual

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// One policy file after parsing and per-value validation, before includes are merged.
 struct ParsedPolicyFile: Sendable {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// `authorisers:`: plugin types and their settings, checked against the registry's descriptors.
 extension PolicyFileParser {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// `rate-limit:` with its endpoint overrides, in defaults and services.
 extension PolicyFileParser {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// `timeouts:` and `retry:` (with `backoff:` and `budget:`), in defaults and services.
 extension PolicyFileParser {

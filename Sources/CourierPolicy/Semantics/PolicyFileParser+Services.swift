@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// `services:`: hosts, scheme, authoriser, fallbacks, `tls:` and `cache:`.
 extension PolicyFileParser {

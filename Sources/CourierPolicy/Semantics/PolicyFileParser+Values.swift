@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Typed reads of YAML nodes with diagnostics: every value check the language needs goes through these.
 extension PolicyFileParser {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Reads one composed YAML tree into a ``ParsedPolicyFile``, checking every key against the
 /// ``PolicyLanguage`` tables and every value against its shape, and collecting every diagnostic (it never stops

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// One layer of settings (the built-in defaults, a file's `defaults:`, or a service's own keys) as leaves keyed
 /// by dotted key path (`retry.backoff.initial`), each with the location of the YAML node it came from.

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 /// Splits a setting string into literal text and `${env:NAME}` / `${file:path}` references.
 ///

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #elseif canImport(Darwin)
-import Darwin
+internal import Darwin
 #endif
 
-import CourierCore
+internal import CourierCore
 
 /// The few file-system operations the compiler needs: read a file, canonicalise and resolve include paths
 /// (whether a file exists is `SystemCall.isRegularFile`). Reading goes through CourierCore's one system-call

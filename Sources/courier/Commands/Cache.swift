@@ -1,9 +1,8 @@
-import ArgumentParser
-import CourierHTTPCache
-import CourierKit
-import Foundation
-import CourierCache
-import CourierCore
+internal import ArgumentParser
+internal import CourierHTTPCache
+internal import Foundation
+internal import CourierCache
+internal import CourierCore
 
 extension CourierCommand {
     /// `courier cache`: look inside a record store (`CourierCache`), check it, collect it, clear it.

@@ -1,5 +1,5 @@
-import ArgumentParser
-import Foundation
+internal import ArgumentParser
+internal import Foundation
 
 extension CourierCommand {
     /// `courier demo`: a live tour of the data loader against a small upstream started in the same process.

@@ -1,8 +1,8 @@
-import ArgumentParser
-import CourierCore
-import CourierLint
-import CourierPolicy
-import Foundation
+internal import ArgumentParser
+internal import CourierCore
+internal import CourierLint
+internal import CourierPolicy
+internal import Foundation
 
 extension CourierCommand {
     /// `courier explain POLICY URL [-X METHOD] [--format text|json]`

@@ -1,10 +1,10 @@
-import ArgumentParser
-import CourierKit
-import Foundation
-import CourierCore
-import CourierPolicy
-import CourierTransport
-import CourierAuthorisers
+internal import ArgumentParser
+internal import CourierKit
+internal import Foundation
+internal import CourierCore
+internal import CourierPolicy
+internal import CourierTransport
+internal import CourierAuthorisers
 
 extension CourierCommand {
     /// `courier fetch`: a curl-like client on Courier's transport, or on a data loader built from a policy.

@@ -1,6 +1,6 @@
-import ArgumentParser
-import CourierLint
-import Foundation
+internal import ArgumentParser
+internal import CourierLint
+internal import Foundation
 
 extension CourierCommand {
     /// `courier lint [--format text|json|sarif] [--strict] PATH...`

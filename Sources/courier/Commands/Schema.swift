@@ -1,5 +1,5 @@
-import ArgumentParser
-import CourierPolicy
+internal import ArgumentParser
+internal import CourierPolicy
 
 extension CourierCommand {
     /// `courier schema`: the JSON Schema of the policy language, for yaml-language-server and other editors.

@@ -1,5 +1,5 @@
-import CourierKit
-import Synchronization
+internal import CourierKit
+internal import Synchronization
 
 /// Adds up what the service's consumption observer reports: requests finished and bytes on the wire (headers
 /// included, every attempt counted), for the demo's summary.

@@ -1,6 +1,5 @@
-import CourierKit
-import CourierPolicy
-import CourierAuthorisers
+internal import CourierPolicy
+internal import CourierAuthorisers
 
 /// The policy `courier demo` runs its requests through unless `--policy` names another: a copy of
 /// policies/demo.yaml carried by the binary, so the demo works from any directory. The file in policies/ stays

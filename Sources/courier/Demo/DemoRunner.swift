@@ -1,9 +1,9 @@
-import CourierKit
-import Foundation
-import Synchronization
-import CourierCore
-import CourierPolicy
-import CourierAuthorisers
+internal import CourierKit
+internal import Foundation
+internal import Synchronization
+internal import CourierCore
+internal import CourierPolicy
+internal import CourierAuthorisers
 
 /// Runs `courier demo`: compiles the demo policy, starts the upstream (``DemoUpstream``), sends five scenarios'
 /// requests through a ``DataLoader`` while ``DemoTracePrinter`` prints the loader's decisions live, then checks

@@ -1,5 +1,5 @@
-import CourierKit
-import CourierCore
+internal import CourierKit
+internal import CourierCore
 
 /// The five scenarios: each sends its requests, then checks the responses, the trace and the upstream's
 /// records.

@@ -1,7 +1,7 @@
-import CourierKit
-import Foundation
-import Synchronization
-import CourierCore
+internal import CourierKit
+internal import Foundation
+internal import Synchronization
+internal import CourierCore
 
 /// Prints the demo's live trace: the loader's decisions (``LoaderEvent``, from the service's trace observer) and
 /// what the upstream saw (``UpstreamRecord``), one line each, as they happen, with the time since the demo

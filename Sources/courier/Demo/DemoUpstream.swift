@@ -1,6 +1,5 @@
-import CourierKit
-import CourierPosix
-import Synchronization
+internal import CourierPosix
+internal import Synchronization
 
 /// The demo's upstream: a tiny HTTP/1.1 server on 127.0.0.1, on a port the kernel picks, running inside the
 /// demo's process on an event loop of its own. ``UpstreamScript`` decides every answer; this class only does the

@@ -1,5 +1,5 @@
-import CourierKit
-import CourierCore
+internal import CourierKit
+internal import CourierCore
 
 /// A response the demo upstream sends: always with `Content-Length` and `Connection: close` (one request per
 /// connection keeps the server small; the client opens a new connection for the next request).

@@ -1,5 +1,4 @@
-import CourierKit
-import CourierCore
+internal import CourierCore
 
 /// One HTTP/1.1 request the demo upstream received: the request line, the header fields and the body.
 struct UpstreamRequest: Sendable {

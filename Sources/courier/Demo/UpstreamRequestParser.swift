@@ -1,5 +1,4 @@
-import CourierKit
-import CourierCore
+internal import CourierCore
 
 /// Reads one HTTP/1.1 request from the bytes of a connection, as they arrive: a pure state machine (bytes in,
 /// a request or an error out; no I/O). The upstream serves one request per connection, so bytes after the

@@ -1,5 +1,4 @@
-import CourierKit
-import CourierCore
+internal import CourierCore
 
 /// What the demo upstream answers, and a record of what it saw: a pure state machine (a request and the time in,
 /// a reply and a record out; no I/O, no clock reads). Each path plays one scenario:

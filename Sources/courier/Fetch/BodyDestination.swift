@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Where one URL's output (the `-i` head, then the body) goes: its `-o` file or standard output.
 struct BodyDestination: Sendable {

@@ -1,8 +1,7 @@
-import CourierCrypto
-import CourierKit
-import CourierCore
-import CourierTransport
-import CourierHTTP1
+internal import CourierCrypto
+internal import CourierCore
+internal import CourierTransport
+internal import CourierHTTP1
 
 /// Fetches URLs straight on one ``HTTPClient`` (no `--policy`): curl-like, with no retries, the body streamed
 /// to its destination as it arrives.

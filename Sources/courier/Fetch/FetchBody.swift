@@ -1,6 +1,6 @@
-import ArgumentParser
-import CourierCore
-import Foundation
+internal import ArgumentParser
+internal import CourierCore
+internal import Foundation
 
 /// `courier fetch`'s request body, built from `-d` or `--data-binary` as curl builds it.
 enum FetchBody {

@@ -1,5 +1,5 @@
-import CourierKit
-import CourierCore
+internal import CourierKit
+internal import CourierCore
 
 /// `courier fetch`'s exit statuses: curl's numbers, so scripts written for curl keep working.
 enum FetchExitCode {

@@ -1,9 +1,9 @@
-import CourierCrypto
-import CourierKit
-import Foundation
-import CourierCore
-import CourierTLS
-import CourierTransport
+internal import CourierCrypto
+internal import CourierKit
+internal import Foundation
+internal import CourierCore
+internal import CourierTLS
+internal import CourierTransport
 
 /// One line of `courier fetch --json-report`: what happened to one URL.
 ///

@@ -1,5 +1,4 @@
-import CourierKit
-import CourierCore
+internal import CourierCore
 
 /// What every URL of one `courier fetch` run is sent with, and what to do with the answers.
 struct FetchRequestTemplate: Sendable {

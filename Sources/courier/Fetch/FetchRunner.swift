@@ -1,6 +1,5 @@
-import CourierKit
-import Foundation
-import CourierCore
+internal import Foundation
+internal import CourierCore
 
 /// Runs the URLs of one `courier fetch` through one fetcher, up to `parallel` at a time, and writes what
 /// became of each (kept output, messages, report line) in the order the URLs were given, whatever order they

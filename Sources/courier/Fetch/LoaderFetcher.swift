@@ -1,5 +1,5 @@
-import CourierKit
-import CourierCore
+internal import CourierKit
+internal import CourierCore
 
 /// Fetches URLs through one data loader built from `--policy`: the policy's rate limits, retries with back-off
 /// and Retry-After, fallbacks and authorisers apply, and the report's attempts, timings and wire counts are the

@@ -1,5 +1,5 @@
-import Foundation
-import Synchronization
+internal import Foundation
+internal import Synchronization
 
 /// An `-o` file. As in curl it is created (or emptied) only when the first byte is written to it, so a response
 /// with nothing to write (`--fail` on a status of 400 or more, a 304) leaves no file and an existing file

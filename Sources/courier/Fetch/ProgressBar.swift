@@ -1,6 +1,5 @@
-import CourierKit
-import Foundation
-import CourierCore
+internal import Foundation
+internal import CourierCore
 
 /// A one-line download progress bar on standard error, drawn only when standard error is a terminal and at
 /// most ten times a second.

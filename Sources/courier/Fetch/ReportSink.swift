@@ -1,5 +1,5 @@
-import ArgumentParser
-import Foundation
+internal import ArgumentParser
+internal import Foundation
 
 /// Where `--json-report` lines go: a file, or standard error for `-`.
 final class ReportSink {

@@ -1,4 +1,4 @@
-import Synchronization
+internal import Synchronization
 
 /// Whether a write to standard output failed in this run (said once on standard error; later output is dropped).
 enum StandardOutputFailure {

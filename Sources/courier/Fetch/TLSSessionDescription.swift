@@ -1,5 +1,4 @@
-import CourierKit
-import CourierTLS
+internal import CourierTLS
 
 /// What `-v` prints of a TLS session, as curl does: the negotiated version, cipher and ALPN, whether the session
 /// was resumed, and the server certificate's subject, issuer, validity and names.

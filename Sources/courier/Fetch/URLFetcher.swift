@@ -1,5 +1,4 @@
-import CourierKit
-import CourierCore
+internal import CourierCore
 
 /// Fetches one URL of a `courier fetch` run: straight on the transport (``DirectFetcher``) or through a
 /// policy's data loader (``LoaderFetcher``). One fetcher serves every URL of a run, several at a time with

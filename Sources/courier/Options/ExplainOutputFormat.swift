@@ -1,4 +1,4 @@
-import ArgumentParser
+internal import ArgumentParser
 
 /// `courier explain --format`: a table for people, or JSON for scripts.
 enum ExplainOutputFormat: String, CaseIterable, ExpressibleByArgument {

@@ -1,4 +1,4 @@
-import CourierCore
+internal import CourierCore
 
 extension HTTPMethod {
     /// A method as typed on the command line (`-X`): a standard method in any case is upper-cased (`get` is

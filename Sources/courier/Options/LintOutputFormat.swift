@@ -1,5 +1,5 @@
-import ArgumentParser
-import CourierLint
+internal import ArgumentParser
+internal import CourierLint
 
 /// `courier lint --format`: text, json or sarif; each maps to a ``DiagnosticFormatter``.
 enum LintOutputFormat: String, CaseIterable, ExpressibleByArgument {
