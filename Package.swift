@@ -4,9 +4,10 @@
 // Layers, lowest first (a module never imports one above it or beside it):
 //   C shims          CCourierPosix, CCourierZlib, CCourierChecksum, CCourierOpenSSL (the system's libssl/libcrypto),
 //                    CCourierYAML (the system's libyaml)
-//   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2 and HMAC)
+//   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2, HMAC and SHA-1)
 //   each on its own  CourierPolicy (libyaml), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
+//   coordination     CourierRedis (a Redis client of Courier's own, for the fleet's shared limits: issue 24)
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
 //   tools            courier (executable), Plugins/
@@ -70,8 +71,9 @@ let package = Package(
         // MARK: - Vocabulary
         // CCourierPosix for the one thread helper (`ThreadOfItsOwn`: pthread_setname_np is a GNU extension).
         .target(name: "CourierCore", dependencies: ["CCourierPosix"]),
-        // SHA-256, SHA-512 and HMAC on libcrypto, out of the vocabulary so that it links no OpenSSL. Its types are
-        // `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app may import both libraries.
+        // SHA-256, SHA-512, HMAC (and SHA-1, which names Redis scripts) on libcrypto, out of the vocabulary so that
+        // it links no OpenSSL. Its types are `package`: `SHA256` and `HMAC` are swift-crypto's names too, and an app
+        // may import both libraries.
         // CourierKit publishes what apps and authoriser plugins need under a name of its own (`MessageDigest`).
         .target(name: "CourierCrypto", dependencies: ["CCourierOpenSSL"]),
 
@@ -98,6 +100,18 @@ let package = Package(
         ),
         .target(name: "CourierHTTPCache", dependencies: ["CourierCore", "CourierHTTP1", "CourierCache"]),
         .target(name: "CourierAuthorisers", dependencies: ["CourierCore", "CourierCrypto"]),
+
+        // MARK: - Coordination backends
+        // A Redis client on Courier's own sockets and TLS: the RESP parser and the pipeline, reconnection and
+        // breaker machines are pure; no HTTP module, so it sits beside none of the transport (docs/redis-client.md).
+        // CourierCrypto for the scripts' SHA-1. In no product: everything is `package`.
+        .target(
+            name: "CourierRedis",
+            dependencies: [
+                "CourierCore", "CourierCrypto", "CourierPosix", "CourierTLS",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
 
         // MARK: - Public façade
         .target(
@@ -137,7 +151,10 @@ let package = Package(
         // `package` API (another package sees only the public one); in no product, so none of it is public.
         .target(
             name: "CourierFuzz",
-            dependencies: ["CourierCore", "CourierPolicy", "CourierHTTP1", "CourierTransport", "CourierCache", "CourierHTTPCache"]
+            dependencies: [
+                "CourierCore", "CourierPolicy", "CourierHTTP1", "CourierTransport", "CourierCache", "CourierHTTPCache",
+                "CourierRedis",
+            ]
         ),
         // libFuzzer's LLVMFuzzerRunDriver, declared only: just Fuzz/run.sh's build calls it, and links the runtime.
         .systemLibrary(name: "CCourierLibFuzzer"),
@@ -219,6 +236,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The Redis client: the pure parts on their own, the rest against a real redis-server (.ci/run installs it).
+        .testTarget(
+            name: "CourierRedisTests",
+            dependencies: ["CourierRedis", "CourierCore", "CourierCrypto", "CourierPosix", "CourierTestSupport"]
         ),
         // The fuzz targets' seed corpora, replayed through their harnesses.
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),

@@ -4,7 +4,7 @@
 #
 #   Fuzz/run.sh [seconds-per-target] [target...] [-- extra libFuzzer flags...]
 #       seconds-per-target   default 30
-#       target               FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord, FuzzCacheHeaders (default: all)
+#       target               FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord, FuzzCacheHeaders, FuzzRESP (default: all)
 #
 # Builds in release with coverage instrumentation and AddressSanitizer into Fuzz/.build-fuzz/build/, a build
 # directory of its own: the flags differ from every other build's, and would otherwise rebuild the root's .build/.
@@ -21,7 +21,7 @@ SECONDS_EACH=${1:-30}
 TARGETS=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do TARGETS+=("$1"); shift; done
 [ $# -gt 0 ] && shift  # the "--"
-ALL=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzRecord FuzzCacheHeaders)
+ALL=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzRecord FuzzCacheHeaders FuzzRESP)
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL[@]}")
 for target in "${TARGETS[@]}"; do
     [[ " ${ALL[*]} " == *" $target "* ]] || { echo "unknown target $target (targets: ${ALL[*]})" >&2; exit 2; }
@@ -58,6 +58,7 @@ for target in "${TARGETS[@]}"; do
     FuzzURL) seeds=("$FUZZ/corpus/url"); flags=(-dict="$FUZZ/dictionaries/url.dict" -max_len=1024) ;;
     FuzzRecord) seeds=("$FUZZ/corpus/record"); flags=(-max_len=8192) ;;
     FuzzCacheHeaders) seeds=("$FUZZ/corpus/cache-headers"); flags=(-dict="$FUZZ/dictionaries/cache.dict" -max_len=1024) ;;
+    FuzzRESP) seeds=("$FUZZ/corpus/resp"); flags=(-dict="$FUZZ/dictionaries/resp.dict" -max_len=4096) ;;
     esac
     mkdir -p "$OUT/corpus/$target" "$OUT/artifacts"
     echo "== fuzzing $target for ${SECONDS_EACH}s"

@@ -21,7 +21,7 @@ struct EVPDigest: @unchecked Sendable {
 
     private var box: Box
 
-    /// `algorithm` is libcrypto's `EVP_sha256()` or `EVP_sha512()`.
+    /// `algorithm` is libcrypto's `EVP_sha1()`, `EVP_sha256()` or `EVP_sha512()`.
     init(_ algorithm: OpaquePointer) {
         let context = EVP_MD_CTX_new()!
         precondition(EVP_DigestInit_ex(context, algorithm, nil) == 1, "EVP_DigestInit_ex failed")

@@ -14,6 +14,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case url = "FuzzURL"
     case record = "FuzzRecord"
     case cacheHeaders = "FuzzCacheHeaders"
+    case resp = "FuzzRESP"
 
     /// Runs one input through the target's harness.
     package func run(_ input: UnsafeBufferPointer<UInt8>) {
@@ -24,6 +25,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .url: fuzzURL(input)
         case .record: fuzzRecord(input)
         case .cacheHeaders: fuzzCacheHeaders(input)
+        case .resp: fuzzRESP(input)
         }
     }
 
@@ -37,6 +39,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .url: { FuzzTarget.url.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
         case .record: { FuzzTarget.record.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
         case .cacheHeaders: { FuzzTarget.cacheHeaders.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
+        case .resp: { FuzzTarget.resp.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
         }
     }
 

@@ -1,7 +1,7 @@
 // courier-fuzz: Courier's libFuzzer targets in one executable (docs/fuzzing.md).
 //
 //   courier-fuzz <target> [inputs and corpus directories] [libFuzzer flags]
-//       target   FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord or FuzzCacheHeaders
+//       target   FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord, FuzzCacheHeaders or FuzzRESP
 //
 // Two builds, one main:
 // - An ordinary build (`swift build`, no sanitizer) replays: every file named, and every file under each directory

@@ -18,6 +18,7 @@ import Testing
         .url: ["Fuzz/corpus/url"],
         .record: ["Fuzz/corpus/record"],
         .cacheHeaders: ["Fuzz/corpus/cache-headers"],
+        .resp: ["Fuzz/corpus/resp"],
     ]
 
     @Test(arguments: FuzzTarget.allCases)
