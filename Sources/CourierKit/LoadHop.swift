@@ -96,8 +96,8 @@ final class LoadHop {
         _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) async throws(CourierError) -> Outcome {
         var actions = machine.start()
-        while !actions.isEmpty {
-            switch actions.removeFirst() {
+        while let action = actions.popFirst() {
+            switch action {
             case .lookUpCache:
                 var found: (LoadCacheFinding, LoadStored)?
                 do throws(CourierError) {
@@ -263,7 +263,7 @@ final class LoadHop {
     }
 
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
-    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> [Machine.Action] {
+    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
         trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
