@@ -13,9 +13,9 @@ import CourierTransport
 final class LoadHop {
     typealias Machine = LoadStateMachine<LoadAnswer, LoadStored, RedirectFollower.Hop, CourierError>
 
-    /// How a hop ends: with the answer, or with the next request to load.
+    /// How a hop ends: with the answer (``takeAnswer()`` hands it over), or with the next request to load.
     enum Outcome {
-        case answer(Response)
+        case answer
         case redirect(RedirectFollower.Hop)
     }
 
@@ -48,6 +48,14 @@ final class LoadHop {
     private var timeline: ResponseTimeline
     private var tried: [String] = []
     private var random = SystemRandomNumberGenerator()
+    /// The answer, kept here from where it is made until ``takeAnswer()``: a response is hundreds of bytes, and
+    /// returned through each async function on the way it was moved at every step.
+    private var answered: Response?
+    /// The route's service name and retry budget, read once: each read through the route copies its retry
+    /// policy or its name.
+    private let serviceName: String
+    private let budget: RetryPolicy.Budget?
+    private let hasAuthoriser: Bool
     /// Whether this hop has counted as a request in the service's retry budget (when its first attempt goes out:
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
@@ -73,6 +81,9 @@ final class LoadHop {
         }
         var headers = request.headers
         let retry = route.retry
+        self.serviceName = route.serviceName ?? ""
+        self.budget = retry.budget
+        self.hasAuthoriser = route.authoriser != nil
         if !request.method.isIdempotent, route.retriesAllowed, let keyHeader = retry.idempotencyKeyHeader, !headers.contains(keyHeader) {
             // One key for the whole request: every attempt carries it, so the server can tell a retry from a new
             // request.
@@ -126,7 +137,8 @@ final class LoadHop {
                 execution.revalidateInBackground(request, recordKey: stored.lookup.recordKey)
 
             case .deliverStored(let stored, let kind):
-                return .answer(try await answer(stored.lookup, as: kind, &counters))
+                answered = try await answer(stored.lookup, as: kind, &counters)
+                return .answer
 
             case .freshenStored(let stored, let notModified):
                 counters.count(await notModified.drain())
@@ -144,21 +156,23 @@ final class LoadHop {
             case .answerUnsatisfiable:
                 // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
                 timeline.doneAt = .now()
-                return .answer(Response(
+                answered = Response(
                     status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
                     retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
                     userInfo: request.userInfo, cache: cacheStatus
-                ))
+                )
+                return .answer
 
             case .admit:
                 arrived = .now()
-                if !countedInBudget {
-                    countedInBudget = true
-                    service.recordRequest(service: route.serviceName ?? "", budget: route.retry.budget, now: arrived)
-                }
+                // The first attempt counts the request in its service's retry budget (a cache hit or an offline
+                // answer sends nothing and earns no retries).
+                let counting = countedInBudget ? nil : budget
+                countedInBudget = true
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
-                actions += machine.admitted(at: service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived), now: arrived)
+                let at = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived, service: serviceName, budget: counting)
+                actions += machine.admitted(at: at, now: arrived)
 
             case .waitForRateLimit(let until):
                 trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
@@ -217,7 +231,7 @@ final class LoadHop {
             case .proposeRetry:
                 let now = Deadline.now()
                 actions += machine.budget(
-                    granted: service.tryRetry(service: route.serviceName ?? "", budget: route.retry.budget, now: now), now: now
+                    granted: service.tryRetry(service: serviceName, budget: budget, now: now), now: now
                 )
 
             case .gaveUp(let reason, let why):
@@ -238,9 +252,11 @@ final class LoadHop {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                switch await read(answer, storingOver: store ? .some(found?.lookup) : nil, &counters) {
-                case .success(let response): return .answer(response)
-                case .failure(let error): actions += failed(error, &counters, handedOver: execution.events != nil)
+                // The response is kept in `self.answer`; a body that broke off goes back to the machine.
+                if let error = await read(answer, storingOver: store ? .some(found?.lookup) : nil, &counters) {
+                    actions += failed(error, &counters, handedOver: execution.events != nil)
+                } else {
+                    return .answer
                 }
 
             case .fail(let error):
@@ -253,6 +269,14 @@ final class LoadHop {
         // The machine always ends with an answer or a failure; an owner's fault that stops it is reported, not
         // hung on.
         throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: request.url)
+    }
+
+    /// Hands over the answer of a hop that ended with ``Outcome/answer``.
+    func takeAnswer() -> Response {
+        guard let answer = answered.take() else {
+            preconditionFailure("LoadHop: takeAnswer() without an answer")
+        }
+        return answer
     }
 
     // MARK: - Steps
@@ -311,7 +335,9 @@ final class LoadHop {
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
     /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
     nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
-        let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
+        // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
+        // a route with an authoriser: reading an optional that large copies it whole).
+        let sendHeaders = hasAuthoriser ? authorised?.headers ?? headers : headers
         sentHeaders = sendHeaders
         // The wall-clock instants are the cache's (RFC 9111's request and response times) only.
         if stage != nil { sentAt = service.wallClock() }
@@ -329,10 +355,11 @@ final class LoadHop {
             tried.append(target.label)
             trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
-                method: request.method, url: sendURL, headers: trace.outgoing(sendHeaders, url: sendURL, route: route),
+                method: request.method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
                 body: request.bodyStream.map { .stream($0.makeStream()) } ?? request.body.map { .bytes($0) } ?? .none,
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
+            trace.decorate(&outgoing, route: route)
             // Only an https URL's connection is keyed and built with TLS settings.
             if route.serviceName != nil, url.scheme == "https" { outgoing.tlsOverlay = route.tls }
             do {
@@ -351,14 +378,14 @@ final class LoadHop {
         return .failure(last ?? CourierError(.connect, "no connect target", url: request.url))
     }
 
-    /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
-    /// machine said so and RFC 9111 allows.
+    /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes), keeps the response in
+    /// ``answered`` and stores it when the machine said so and RFC 9111 allows; returns the failure of a body that
+    /// broke off, nil when the response is kept.
     /// `storingOver` is nil when the answer is not to be stored, else the stored response found (if any).
     nonisolated(nonsending) private func read(
         _ answer: LoadAnswer, storingOver found: HTTPCache.Lookup??, _ counters: inout RequestExecution.Counters
-    ) async -> Result<Response, CourierError> {
+    ) async -> CourierError? {
         let storing = found == nil ? nil : stage
-        let response: Response
         if let events = execution.events {
             switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: storing?.streamedBodyLimit) {
             case .success(let (final, kept)):
@@ -371,27 +398,27 @@ final class LoadHop {
                     await self.store(answer.exchange.head, body: kept, in: storing, found: found ?? nil)
                 }
             case .failure(let error):
-                return .failure(error)
+                return error
             }
             // The consumer has the body.
-            response = self.response(answer.exchange.head, body: [], url: answer.exchange.url, counters)
+            keepResponse(answer.exchange.head, body: [], url: answer.exchange.url, counters)
         } else {
             do {
                 let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
                 counters.count(whole.metrics)
                 if let storing { await self.store(whole.head, body: whole.body, in: storing, found: found ?? nil) }
-                response = self.response(whole.head, body: whole.body, url: whole.url, counters)
+                keepResponse(whole.head, body: whole.body, url: whole.url, counters)
             } catch {
-                return .failure(error)
+                return error
             }
         }
-        return .success(response)
+        return nil
     }
 
-    /// The answer from the network, read (its body, unless a stream's consumer has it).
-    private func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
+    /// Keeps the answer from the network, read (its body, unless a stream's consumer has it), as ``answered``.
+    private func keepResponse(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) {
         timeline.doneAt = .now()
-        return Response(
+        answered = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,

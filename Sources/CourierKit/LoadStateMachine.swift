@@ -105,12 +105,13 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         case finished
     }
 
-    /// What a response or a failure leads to when it is not retried. The redirect's payload is indirect, as in
-    /// ``Action``: the state holds an outcome while the budget is asked, and every change of state moves it.
+    /// What a response or a failure leads to when it is not retried. The redirect's and the failure's payloads are
+    /// indirect, as in ``Action``: the state holds an outcome while the budget is asked, and every change of state
+    /// moves it.
     private enum Outcome {
         case deliver(Answer)
         indirect case followRedirect(Hop, dropping: Answer)
-        case fail(Failure)
+        indirect case fail(Failure)
     }
 
     private var planner: RetryPlanner
