@@ -209,6 +209,7 @@ public final class DataLoaderService: Sendable {
     /// Admits an attempt: reserves a rate-limit slot for `key` and, for a request's first attempt on a route with
     /// a retry budget (`budget` not nil), counts the request in the budget of its `service`; returns when the
     /// attempt may go. One lock for both, the one every attempt of every load takes.
+    @inline(never)
     func admit(key: EndpointKey, limit: RateLimit?, now: Deadline, service: String, budget: RetryPolicy.Budget?) -> Deadline {
         let key = key.description
         return limits.withLock { $0.admit(key: key, limit: limit, now: now, service: service, budget: budget, origin: origin) }

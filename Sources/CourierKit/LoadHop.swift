@@ -63,6 +63,9 @@ final class LoadHop {
     private let service: DataLoaderService
     private let trace: LoaderTracer
 
+    /// Out of line: inlined into the async function that makes the hop, its temporaries would be slots in that
+    /// function's frame.
+    @inline(never)
     init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: Deadline?) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
@@ -103,6 +106,7 @@ final class LoadHop {
     }
 
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
+    @inline(never)
     nonisolated(nonsending) func run(
         _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) async throws(CourierError) -> Outcome {
@@ -110,17 +114,7 @@ final class LoadHop {
         while let action = actions.popFirst() {
             switch action {
             case .lookUpCache:
-                var found: (LoadCacheFinding, LoadStored)?
-                do throws(CourierError) {
-                    if let stage, let (lookup, finding) = try await stage.lookUp(
-                        method: request.method, url: url, headers: headers, revalidating: execution.revalidation
-                    ) {
-                        found = (finding, LoadStored(lookup))
-                    }
-                } catch {
-                    trace(0, .cache(.failed(error: error)))
-                }
-                actions += machine.cacheLookedUp(found)
+                actions += machine.cacheLookedUp(await lookUp())
 
             case .cacheMiss:
                 trace(machine.attempt, .cache(.miss))
@@ -137,30 +131,20 @@ final class LoadHop {
                 execution.revalidateInBackground(request, recordKey: stored.lookup.recordKey)
 
             case .deliverStored(let stored, let kind):
-                answered = try await answer(stored.lookup, as: kind, &counters)
+                try await answer(stored, as: kind, &counters)
                 return .answer
 
             case .freshenStored(let stored, let notModified):
-                counters.count(await notModified.drain())
-                actions += machine.freshened(await freshen(stored.lookup, from: notModified.exchange).map(LoadStored.init))
+                actions += machine.freshened(await freshen(stored, from: notModified, &counters))
 
             case .invalidateStored(let answer):
-                let head = answer.exchange.head
-                if let stage, let event = await stage.invalidate(method: request.method, url: url, status: head.status, headers: head.headers) {
-                    trace(machine.attempt, .cache(event))
-                }
+                await invalidate(with: answer)
 
             case .failOffline:
                 throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: request.url)
 
             case .answerUnsatisfiable:
-                // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
-                timeline.doneAt = .now()
-                answered = Response(
-                    status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
-                    retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
-                    userInfo: request.userInfo, cache: cacheStatus
-                )
+                answerUnsatisfiable()
                 return .answer
 
             case .admit:
@@ -175,9 +159,7 @@ final class LoadHop {
                 actions += machine.admitted(at: at, now: arrived)
 
             case .waitForRateLimit(let until):
-                trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
-                try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.rateLimitWait += .now() - arrived
+                try await waitForRateLimit(until: until)
                 actions += machine.rateLimitWaited()
 
             case .failRateLimitPastDeadline:
@@ -192,25 +174,7 @@ final class LoadHop {
             case .send(let attempt):
                 switch await send(attempt: attempt) {
                 case .success(let answer):
-                    let status = answer.exchange.head.status
-                    counters.status = status
-                    trace(attempt, .response(status: status))
-                    timeline.noteHead(answer.exchange.metrics)
-                    let requested = status >= 300
-                        ? answer.exchange.head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
-                    let redirect: RedirectFollower.Hop?
-                    do {
-                        redirect = try follower.next(
-                            status: status, location: answer.exchange.head.headers["location"], method: request.method, url: url,
-                            headers: request.headers, bodyReplayable: true
-                        )
-                    } catch {
-                        counters.count(answer.abandon())
-                        throw error
-                    }
-                    actions += machine.responseArrived(
-                        answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
-                    )
+                    actions += try arrived(answer, attempt: attempt, &counters, &follower)
                 case .failure(let error):
                     actions += failed(error, &counters, handedOver: false)
                 }
@@ -222,7 +186,7 @@ final class LoadHop {
                 service.pause(key: route.endpointKey, until: until)
 
             case .discard(let answer):
-                counters.count(await answer.drain())
+                counters.count(await drain(answer))
 
             case .refreshCredentials:
                 try await refreshCredentials()
@@ -238,12 +202,7 @@ final class LoadHop {
                 trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
             case .waitForRetry(let until, let reason):
-                // The back-off as decided, not what is left of it once the trace runs.
-                trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
-                try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
-                let before = Deadline.now()
-                try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.backoffWait += .now() - before
+                try await waitForRetry(until: until, reason: reason)
                 actions += machine.retryWaited()
 
             case .followRedirect(let hop):
@@ -253,7 +212,7 @@ final class LoadHop {
 
             case .deliver(let answer, let store, let found):
                 // The response is kept in `self.answer`; a body that broke off goes back to the machine.
-                if let error = await read(answer, storingOver: store ? .some(found?.lookup) : nil, &counters) {
+                if let error = await read(answer, storing: store, over: found, &counters) {
                     actions += failed(error, &counters, handedOver: execution.events != nil)
                 } else {
                     return .answer
@@ -280,6 +239,97 @@ final class LoadHop {
     }
 
     // MARK: - Steps
+    //
+    // Each step that waits is an async function of its own, never inlined into `run`: an async function's frame
+    // holds every local of everything inlined into it, and with the cache, authoriser and stream steps inlined
+    // `run`'s frame was 27 KB per load in flight (64 loads at once: 1.7 MB, far past the core's cache), most of it
+    // for steps a plain load never takes. Out of line, a step's frame exists only while it runs, and the steps of
+    // one load reuse the same memory one after another.
+
+    /// The response head of attempt `attempt` arrived: noted, and told to the machine with what it asks for (a
+    /// Retry-After, a redirect to follow). Out of line too, though it does not wait: inlined, its temporaries (the
+    /// machine's, the redirect's) would be slots in `run`'s frame.
+    @inline(never)
+    private func arrived(
+        _ answer: LoadAnswer, attempt: Int, _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
+    ) throws(CourierError) -> Machine.Actions {
+        let head = answer.exchange.head
+        let status = head.status
+        counters.status = status
+        trace(attempt, .response(status: status))
+        timeline.noteHead(answer.exchange.metrics)
+        let requested = status >= 300 ? head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
+        let redirect: RedirectFollower.Hop?
+        do {
+            redirect = try follower.next(
+                status: status, location: head.headers["location"], method: request.method, url: url,
+                headers: request.headers, bodyReplayable: true
+            )
+        } catch {
+            counters.count(answer.abandon())
+            throw error
+        }
+        return machine.responseArrived(answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random)
+    }
+
+    /// Looks the request up in the cache stage: what is stored for it, judged (nil: nothing, or the cache failed).
+    @inline(never)
+    nonisolated(nonsending) private func lookUp() async -> (LoadCacheFinding, LoadStored)? {
+        guard let stage else { return nil }
+        do {
+            guard let (lookup, finding) = try await stage.lookUp(
+                method: request.method, url: url, headers: headers, revalidating: execution.revalidation
+            ) else { return nil }
+            return (finding, LoadStored(lookup))
+        } catch {
+            trace(0, .cache(.failed(error: error)))
+            return nil
+        }
+    }
+
+    /// Invalidates the stored responses of the URL with an unsafe method's response.
+    @inline(never)
+    nonisolated(nonsending) private func invalidate(with answer: LoadAnswer) async {
+        let head = answer.exchange.head
+        if let stage, let event = await stage.invalidate(method: request.method, url: url, status: head.status, headers: head.headers) {
+            trace(machine.attempt, .cache(event))
+        }
+    }
+
+    /// RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored: the answer is a 504.
+    @inline(never)
+    private func answerUnsatisfiable() {
+        timeline.doneAt = .now()
+        answered = Response(
+            status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
+            retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
+            userInfo: request.userInfo, cache: cacheStatus
+        )
+    }
+
+    @inline(never)
+    nonisolated(nonsending) private func waitForRateLimit(until: Deadline) async throws(CourierError) {
+        trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
+        try await RequestExecution.sleep(until: until, url: request.url)
+        timeline.rateLimitWait += .now() - arrived
+    }
+
+    /// Tells a stream's consumer, then waits out the back-off.
+    @inline(never)
+    nonisolated(nonsending) private func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
+        // The back-off as decided, not what is left of it once the trace runs.
+        trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
+        try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
+        let before = Deadline.now()
+        try await RequestExecution.sleep(until: until, url: request.url)
+        timeline.backoffWait += .now() - before
+    }
+
+    /// Reads and drops a response that is not the answer; its final figures.
+    @inline(never)
+    nonisolated(nonsending) private func drain(_ answer: LoadAnswer) async -> RequestMetrics {
+        await answer.drain()
+    }
 
     private func decided() -> Deadline {
         decidedAt = .now()
@@ -287,6 +337,7 @@ final class LoadHop {
     }
 
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
+    @inline(never)
     private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
         trace.attemptFailed(error)
         counters.sent += error.bytesSent
@@ -299,6 +350,7 @@ final class LoadHop {
     }
 
     /// Runs the route's authoriser on the attempt (made on first use; an offline load never makes it).
+    @inline(never)
     nonisolated(nonsending) private func authorise() async throws(CourierError) {
         guard let instance = route.authoriser else { return }
         let slot: AuthoriserSlot
@@ -320,6 +372,7 @@ final class LoadHop {
     }
 
     /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
+    @inline(never)
     nonisolated(nonsending) private func refreshCredentials() async throws(CourierError) {
         guard let authoriser, let authorised else { return }
         let started = Deadline.now()
@@ -334,6 +387,7 @@ final class LoadHop {
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
     /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
+    @inline(never)
     nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
         // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
         // a route with an authoriser: reading an optional that large copies it whole).
@@ -381,37 +435,49 @@ final class LoadHop {
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes), keeps the response in
     /// ``answered`` and stores it when the machine said so and RFC 9111 allows; returns the failure of a body that
     /// broke off, nil when the response is kept.
-    /// `storingOver` is nil when the answer is not to be stored, else the stored response found (if any).
+    /// `storing`: whether to store it, over `found`, the stored response found (if any). The stored response is
+    /// passed boxed and opened only to store: a cache lookup is hundreds of bytes, and every optional copy of it
+    /// was a slot in this function's frame.
+    @inline(never)
     nonisolated(nonsending) private func read(
-        _ answer: LoadAnswer, storingOver found: HTTPCache.Lookup??, _ counters: inout RequestExecution.Counters
+        _ answer: LoadAnswer, storing: Bool, over found: LoadStored?, _ counters: inout RequestExecution.Counters
     ) async -> CourierError? {
-        let storing = found == nil ? nil : stage
         if let events = execution.events {
-            switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: storing?.streamedBodyLimit) {
-            case .success(let (final, kept)):
-                counters.count(final)
-                if let storing {
-                    guard let kept else {
-                        trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(storing.streamedBodyLimit) bytes")))
-                        break
-                    }
-                    await self.store(answer.exchange.head, body: kept, in: storing, found: found ?? nil)
-                }
-            case .failure(let error):
-                return error
-            }
-            // The consumer has the body.
-            keepResponse(answer.exchange.head, body: [], url: answer.exchange.url, counters)
-        } else {
-            do {
-                let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
-                counters.count(whole.metrics)
-                if let storing { await self.store(whole.head, body: whole.body, in: storing, found: found ?? nil) }
-                keepResponse(whole.head, body: whole.body, url: whole.url, counters)
-            } catch {
-                return error
-            }
+            return await stream(answer, to: events, storing: storing, over: found, &counters)
         }
+        do {
+            let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
+            counters.count(whole.metrics)
+            if storing { await store(whole.head, body: whole.body, over: found) }
+            keepResponse(whole.head, body: whole.body, url: whole.url, counters)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// ``read(_:storing:over:_:)`` for a stream's consumer, who gets the body chunk by chunk.
+    @inline(never)
+    nonisolated(nonsending) private func stream(
+        _ answer: LoadAnswer, to events: LoadChannel, storing: Bool, over found: LoadStored?,
+        _ counters: inout RequestExecution.Counters
+    ) async -> CourierError? {
+        let limit = storing ? stage?.streamedBodyLimit : nil
+        switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit) {
+        case .success(let (final, kept)):
+            counters.count(final)
+            if let limit {
+                if let kept {
+                    await store(answer.exchange.head, body: kept, over: found)
+                } else {
+                    trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
+                }
+            }
+        case .failure(let error):
+            return error
+        }
+        // The consumer has the body.
+        keepResponse(answer.exchange.head, body: [], url: answer.exchange.url, counters)
         return nil
     }
 
@@ -426,35 +492,47 @@ final class LoadHop {
         )
     }
 
-    /// Stores an answer whose body is `body`, when RFC 9111 allows.
-    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], in stage: CacheStage, found: HTTPCache.Lookup?) async {
+    /// Stores an answer whose body is `body` over the stored response found (if any), when RFC 9111 allows.
+    @inline(never)
+    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], over found: LoadStored?) async {
+        guard let stage else { return }
         let event = await stage.store(
             method: request.method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
-            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found
+            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found?.lookup
         )
         trace(machine.attempt, .cache(event))
     }
 
-    /// The stored response as a 304 (`notModified`) freshens it; as it was when the record could not be rewritten
-    /// (it still answers); nil when the 304 does not match it.
-    nonisolated(nonsending) private func freshen(_ lookup: HTTPCache.Lookup, from notModified: HTTPExchange) async -> HTTPCache.Lookup? {
-        guard let stage else { return lookup }
+    /// Drops the 304 (`notModified`)'s body and freshens the stored response with it: the stored response as the
+    /// 304 freshens it; as it was when the record could not be rewritten (it still answers); nil when the 304 does
+    /// not match it.
+    @inline(never)
+    nonisolated(nonsending) private func freshen(
+        _ stored: LoadStored, from notModified: LoadAnswer, _ counters: inout RequestExecution.Counters
+    ) async -> LoadStored? {
+        counters.count(await notModified.drain())
+        let lookup = stored.lookup
+        guard let stage else { return stored }
         do {
-            guard let fresh = try await stage.freshen(lookup, headers: notModified.headers, requestTime: sentAt, responseTime: answeredAt)
-            else { return nil }
+            guard let fresh = try await stage.freshen(
+                lookup, headers: notModified.exchange.headers, requestTime: sentAt, responseTime: answeredAt
+            ) else { return nil }
             var freshened = lookup
             freshened.stored = fresh
-            return freshened
+            return LoadStored(freshened)
         } catch {
             trace(machine.attempt, .cache(.failed(error: error)))
-            return lookup
+            return stored
         }
     }
 
-    /// The answer from a stored response (fresh, stale or revalidated), to the caller or its stream.
+    /// Answers from a stored response (fresh, stale or revalidated), to the caller or its stream: kept as
+    /// ``answered``.
+    @inline(never)
     nonisolated(nonsending) private func answer(
-        _ lookup: HTTPCache.Lookup, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
-    ) async throws(CourierError) -> Response {
+        _ found: LoadStored, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
+    ) async throws(CourierError) {
+        let lookup = found.lookup
         counters.status = lookup.stored.status
         let stored = lookup.stored
         let event: CacheEvent
@@ -472,7 +550,7 @@ final class LoadHop {
         let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
         try await execution.events?.deliverStored(head, body: body)
         timeline.doneAt = .now()
-        return Response(
+        answered = Response(
             status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,

@@ -14,6 +14,9 @@ import CourierHTTPCache
 /// `Stored`: a cache lookup's stored response; `Hop`: a redirect's next request; `Failure`: an error), so that
 /// tests drive the machine with plain values.
 ///
+/// The events are never inlined into their owner: the owner is an async function, whose frame would hold every
+/// temporary of every event inlined into it (the hop's frame was kilobytes per load in flight).
+///
 /// The HTTP cache is one stage of it (RFC 9111, decided by `CourierHTTPCache`'s rules, which the owner applies
 /// to what it finds): a lookup before the rate limit, which may answer at once (fresh, or stale where allowed)
 /// or make the request conditional; after the response, a 304 freshens the stored response, a storable one is
@@ -154,6 +157,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     // MARK: - Events
 
     /// The load begins: with the cache lookup, or its first attempt (or, offline without a cache, its failure).
+    @inline(never)
     mutating func start() -> Actions {
         if case .lookUp = cacheRole {
             state = .lookingUp
@@ -167,6 +171,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The cache lookup found `found`, judged (nil: nothing stored for this request, or the cache failed).
+    @inline(never)
     mutating func cacheLookedUp(_ found: (finding: CacheFinding, stored: Stored)?) -> Actions {
         guard case .lookingUp = state, case .lookUp(let forceRevalidation, let onlyIfCached) = cacheRole else {
             return outOfOrder("cacheLookedUp")
@@ -209,6 +214,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
 
     /// The stored response as the 304 freshened it (or as it was, when it could not be rewritten), or nil when
     /// the 304 did not match it.
+    @inline(never)
     mutating func freshened(_ stored: Stored?) -> Actions {
         guard case .freshening = state else { return outOfOrder("freshened") }
         guard let stored else {
@@ -223,6 +229,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The rate limiter admits the attempt at `at` (`now` being when it was asked).
+    @inline(never)
     mutating func admitted(at: Deadline, now: Deadline) -> Actions {
         guard case .admitting = state else { return outOfOrder("admitted") }
         guard at > now else { return afterAdmission() }
@@ -235,12 +242,14 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The rate-limit wait is over.
+    @inline(never)
     mutating func rateLimitWaited() -> Actions {
         guard case .waitingForRateLimit = state else { return outOfOrder("rateLimitWaited") }
         return afterAdmission()
     }
 
     /// The authoriser gave the attempt its credentials.
+    @inline(never)
     mutating func authorised() -> Actions {
         guard case .authorising = state else { return outOfOrder("authorised") }
         return send()
@@ -248,6 +257,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
 
     /// A response head arrived (`answer`, its body unread): `status`, the Retry-After it asked for (nil: none or
     /// unreadable), and the next request if it is a redirect the loader follows.
+    @inline(never)
     mutating func responseArrived(
         _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: Deadline,
         using random: inout some RandomNumberGenerator
@@ -292,6 +302,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// The attempt failed with `failure` (or, after ``Action/deliver(_:store:stored:)``, its body broke off):
     /// `condition` is its retry condition, `kind` its kind, `cancelled` whether the caller is gone, `handedOver`
     /// whether part of the body already reached a stream's consumer.
+    @inline(never)
     mutating func failed(
         _ failure: Failure, condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, handedOver: Bool = false,
         reason: @autoclosure () -> String, now: Deadline, using random: inout some RandomNumberGenerator
@@ -312,6 +323,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The service's retry budget answered the proposed retry.
+    @inline(never)
     mutating func budget(granted: Bool, now: Deadline) -> Actions {
         guard case .awaitingBudget(let at, let reason, let outcome, let dropped) = state else { return outOfOrder("budget") }
         guard granted else {
@@ -324,12 +336,14 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     }
 
     /// The credentials were refreshed (or the refresh was someone else's and is over): the next attempt.
+    @inline(never)
     mutating func refreshed() -> Actions {
         guard case .refreshing = state else { return outOfOrder("refreshed") }
         return beginAttempt()
     }
 
     /// The back-off (or Retry-After) wait is over: the next attempt.
+    @inline(never)
     mutating func retryWaited() -> Actions {
         guard case .waitingForRetry = state else { return outOfOrder("retryWaited") }
         return beginAttempt()

@@ -51,6 +51,7 @@ final class RequestExecution: Sendable {
     /// Runs the request to its response, or to the failure that left it without one. The response is returned,
     /// not wrapped in a `Result`: it is hundreds of bytes, and each wrapping and unwrapping on the way back to the
     /// caller moved it once more.
+    @inline(never)
     nonisolated(nonsending) func run() async throws(CourierError) -> Response {
         // The first hop's route, looked up once for both the coalescing decision and the load.
         guard let url = HTTPURL(request.url) else {
@@ -60,6 +61,14 @@ final class RequestExecution: Sendable {
         }
         let route = service.graph.route(for: url, method: request.method)
         guard !revalidation, let key = coalescingKey(route) else { return try await runAlone(url, route) }
+        return try await runCoalescing(key, url, route)
+    }
+
+    /// ``run()`` for a load that may share an identical load in flight: it leads (loads, and hands its outcome to
+    /// those that follow it) or follows. Out of line, as every step that waits: its frame (a shared `Result`
+    /// among other things) is no part of a load that cannot be shared.
+    @inline(never)
+    nonisolated(nonsending) private func runCoalescing(_ key: String, _ url: HTTPURL, _ route: Route) async throws(CourierError) -> Response {
         while true {
             if service.coalescer.lead(key) {
                 let result: Result<Response, CourierError>
@@ -133,6 +142,7 @@ final class RequestExecution: Sendable {
     }
 
     /// Loads the request on its own (not shared with an identical load) and reports what it cost.
+    @inline(never)
     nonisolated(nonsending) private func runAlone(_ url: HTTPURL, _ route: Route) async throws(CourierError) -> Response {
         var counters = Counters()
         do {
