@@ -66,7 +66,9 @@ final class LoadHop {
     /// Out of line: inlined into the async function that makes the hop, its temporaries would be slots in that
     /// function's frame.
     @inline(never)
-    init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: Deadline?) throws(CourierError) {
+    init(
+        _ execution: RequestExecution, request: consuming Request, url: consuming HTTPURL, route: consuming Route, deadline: Deadline?
+    ) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
         self.trace = execution.trace
@@ -75,7 +77,8 @@ final class LoadHop {
         self.route = route
         let queued = execution.queued
         self.deadline = deadline ?? queued + (request.timeout ?? route.timeouts.total)
-        if let instance = route.authoriser, url.scheme != "https", !instance.allowPlainHTTP {
+        let authoriser = route.authoriser
+        if let instance = authoriser, url.scheme != "https", !instance.allowPlainHTTP {
             throw CourierError(
                 .policy,
                 "authoriser '\(instance.name)' does not send credentials over plain http (the policy can set allow-plain-http: true)",
@@ -86,7 +89,7 @@ final class LoadHop {
         let retry = route.retry
         self.serviceName = route.serviceName ?? ""
         self.budget = retry.budget
-        self.hasAuthoriser = route.authoriser != nil
+        self.hasAuthoriser = authoriser != nil
         if !request.method.isIdempotent, route.retriesAllowed, let keyHeader = retry.idempotencyKeyHeader, !headers.contains(keyHeader) {
             // One key for the whole request: every attempt carries it, so the server can tell a retry from a new
             // request.
@@ -100,7 +103,7 @@ final class LoadHop {
         self.timeline = ResponseTimeline(queued: queued)
         self.machine = Machine(
             retry: retry, maxAttempts: max(1, request.maxAttempts ?? retry.maxAttempts), retriesAllowed: route.retriesAllowed,
-            deadline: self.deadline, hasAuthoriser: route.authoriser != nil, cache: cacheRole,
+            deadline: self.deadline, hasAuthoriser: authoriser != nil, cache: cacheRole,
             offline: execution.factory.isOffline
         )
     }

@@ -7,7 +7,9 @@ import Synchronization
 ///   as it answers task cancellation, so the caller resumes at once with the error, and the caller's task itself
 ///   is not cancelled. Such a load has no handle (only the whole loader's, or the service's, cancellation reaches
 ///   it), so it is kept in a slot, not under an id: taking and giving back a slot hashes nothing and, once the
-///   loader has had as many loads at once as it will, allocates nothing.
+///   loader has had as many loads at once as it will, allocates nothing. A scope nobody cancelled and nobody
+///   else holds goes back to the tracker when its load ends, for the next load (a scope per load was a `malloc`
+///   and a `free` per load).
 /// - The others (streams, delegates, completions) run on a task of their own (``start(_:deliver:)``) plus the
 ///   function that delivers the outcome to whoever waits (a one-shot, a stream's channel). Cancelling one
 ///   cancels its task and delivers the error at once, whatever the task is doing; the delivery functions keep
@@ -40,6 +42,8 @@ final class LoadTracker: Sendable {
         /// The scopes of the loads running on their callers' tasks, in slots that are reused (nil: free).
         var inline: [CancellationScope?] = []
         var freeSlots: [Int] = []
+        /// Scopes of loads that ended uncancelled, for the next loads.
+        var spareScopes: [CancellationScope] = []
         /// Requests started but not yet recorded, and those of them whose task already finished (an immediate
         /// task that never suspended).
         var starting: Set<Int> = []
@@ -59,9 +63,12 @@ final class LoadTracker: Sendable {
     nonisolated(nonsending) func run(_ execution: RequestExecution) async throws(CourierError) -> Response {
         let url = execution.request.url
         let loads = execution.factory.service.loads
-        let scope = CancellationScope()
+        // Held by nothing but this load (a second reference would keep the scope from going back to the tracker).
+        var taken: CancellationScope?
         let slot = state.withLock { s -> Int? in
             guard !s.closed else { return nil }
+            let scope = s.spareScopes.popLast() ?? CancellationScope()
+            taken = scope
             if let free = s.freeSlots.popLast() {
                 s.inline[free] = scope
                 return free
@@ -69,18 +76,22 @@ final class LoadTracker: Sendable {
             s.inline.append(scope)
             return s.inline.count - 1
         }
-        guard let slot else { throw CourierError(.cancelled, "the loader was cancelled", url: url) }
+        guard let slot, var scope = taken.take() else {
+            throw CourierError(.cancelled, "the loader was cancelled", url: url)
+        }
         // Recorded before it is counted in the service's loads, so a shutdown's cancel always finds it.
         guard loads.enter() else {
-            release(slot)
+            release(slot, &scope)
             throw CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url)
         }
         defer { loads.leave() }
         // A cancellation that came before the request left the tracker wins, as the first outcome delivered
         // does for a request on a task of its own.
         func ended() -> CourierError? {
-            release(slot)
-            guard var reason = scope.reason else { return nil }
+            // Read before the scope can go back to the tracker (only an uncancelled one does).
+            let reason = scope.reason
+            release(slot, &scope)
+            guard var reason else { return nil }
             if reason.url == nil { reason.url = url }
             return reason
         }
@@ -99,11 +110,13 @@ final class LoadTracker: Sendable {
         }
     }
 
-    /// Gives an inline load's slot back.
-    private func release(_ slot: Int) {
+    /// Gives an inline load's slot back, and its scope for the next load when nobody cancelled it and nobody
+    /// else holds it (a cancellation that took the scope to cancel it holds it until it is done).
+    private func release(_ slot: Int, _ scope: inout CancellationScope) {
         state.withLock { s in
             s.inline[slot] = nil
             s.freeSlots.append(slot)
+            if !scope.isCancelledNow, isKnownUniquelyReferenced(&scope) { s.spareScopes.append(scope) }
         }
     }
 

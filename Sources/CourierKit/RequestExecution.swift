@@ -143,7 +143,7 @@ final class RequestExecution: Sendable {
 
     /// Loads the request on its own (not shared with an identical load) and reports what it cost.
     @inline(never)
-    nonisolated(nonsending) private func runAlone(_ url: HTTPURL, _ route: Route) async throws(CourierError) -> Response {
+    nonisolated(nonsending) private func runAlone(_ url: consuming HTTPURL, _ route: consuming Route) async throws(CourierError) -> Response {
         var counters = Counters()
         do {
             let response = try await perform(url, route, &counters)
@@ -177,7 +177,7 @@ final class RequestExecution: Sendable {
     /// its own service's rate limit, retries, TLS settings and credentials (if any), and never the previous
     /// route's authoriser headers. `url` and `route` are the caller's URL, parsed, and its route.
     nonisolated(nonsending) private func perform(
-        _ url: HTTPURL, _ route: Route, _ counters: inout Counters
+        _ url: consuming HTTPURL, _ route: consuming Route, _ counters: inout Counters
     ) async throws(CourierError) -> Response {
         trace.started(request.method, route, url)
         var follower = RedirectFollower(limit: service.maxRedirects)
