@@ -20,7 +20,9 @@ final class LoadHop {
     }
 
     let execution: RequestExecution
-    let request: Request
+    /// A redirect's request; nil for the first hop, whose request is the caller's, read from the execution where
+    /// it already is (a copy of a request is a reference count per field, and then its release).
+    private let redirected: Request?
     let url: HTTPURL
     let route: Route
     /// The load's one deadline, the same for every hop.
@@ -63,18 +65,20 @@ final class LoadHop {
     private let service: DataLoaderService
     private let trace: LoaderTracer
 
+    /// A hop for `request` (the execution's own for the first hop, not kept: `redirected` says whether to keep it)
+    /// to `url`, its URL parsed, on `route`; `deadline` is the load's, once the first hop has made it.
+    ///
     /// Out of line: inlined into the async function that makes the hop, its temporaries would be slots in that
     /// function's frame.
     @inline(never)
     init(
-        _ execution: RequestExecution, request: consuming Request, url: consuming HTTPURL, route: consuming Route, deadline: Deadline?
+        _ execution: RequestExecution, request: borrowing Request, redirected: Bool, url: consuming HTTPURL,
+        route: consuming Route, deadline: Deadline?
     ) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
         self.trace = execution.trace
-        self.request = request
-        self.url = url
-        self.route = route
+        self.redirected = redirected ? copy request : nil
         let queued = execution.queued
         self.deadline = deadline ?? queued + (request.timeout ?? route.timeouts.total)
         let authoriser = route.authoriser
@@ -106,7 +110,21 @@ final class LoadHop {
             deadline: self.deadline, hasAuthoriser: authoriser != nil, cache: cacheRole,
             offline: execution.factory.isOffline
         )
+        // Last: moved, where stored earlier they would have been copied for the reads above.
+        self.url = url
+        self.route = route
     }
+
+    /// The hop's request, whole (a copy: for the rare uses that need all of it, such as a redirect's next request).
+    var request: Request { redirected ?? execution.request }
+
+    // The fields of the hop's request the hop reads, each without a copy of the whole request.
+    private var method: HTTPMethod { redirected?.method ?? execution.request.method }
+    private var requestURL: String { redirected?.url ?? execution.request.url }
+    private var requestHeaders: HTTPHeaders { redirected?.headers ?? execution.request.headers }
+    private var body: [UInt8]? { redirected != nil ? redirected?.body : execution.request.body }
+    private var bodyStream: RequestBodyStream? { redirected != nil ? redirected?.bodyStream : execution.request.bodyStream }
+    private var userInfo: [String: String] { redirected?.userInfo ?? execution.request.userInfo }
 
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
     @inline(never)
@@ -144,7 +162,7 @@ final class LoadHop {
                 await invalidate(with: answer)
 
             case .failOffline:
-                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: request.url)
+                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: requestURL)
 
             case .answerUnsatisfiable:
                 answerUnsatisfiable()
@@ -167,7 +185,7 @@ final class LoadHop {
 
             case .failRateLimitPastDeadline:
                 throw CourierError(
-                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: request.url
+                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: requestURL
                 )
 
             case .authorise:
@@ -223,14 +241,14 @@ final class LoadHop {
 
             case .fail(let error):
                 if error.kind == .cancelled || CancellationScope.isCancelled {
-                    throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
+                    throw CourierError(.cancelled, "the request was cancelled", url: requestURL, cause: error)
                 }
                 throw error
             }
         }
         // The machine always ends with an answer or a failure; an owner's fault that stops it is reported, not
         // hung on.
-        throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: request.url)
+        throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: requestURL)
     }
 
     /// Hands over the answer of a hop that ended with ``Outcome/answer``.
@@ -265,8 +283,8 @@ final class LoadHop {
         let redirect: RedirectFollower.Hop?
         do {
             redirect = try follower.next(
-                status: status, location: head.headers["location"], method: request.method, url: url,
-                headers: request.headers, bodyReplayable: true
+                status: status, location: head.headers["location"], method: method, url: url,
+                headers: requestHeaders, bodyReplayable: true
             )
         } catch {
             counters.count(answer.abandon())
@@ -281,7 +299,7 @@ final class LoadHop {
         guard let stage else { return nil }
         do {
             guard let (lookup, finding) = try await stage.lookUp(
-                method: request.method, url: url, headers: headers, revalidating: execution.revalidation
+                method: method, url: url, headers: headers, revalidating: execution.revalidation
             ) else { return nil }
             return (finding, LoadStored(lookup))
         } catch {
@@ -294,7 +312,7 @@ final class LoadHop {
     @inline(never)
     nonisolated(nonsending) private func invalidate(with answer: LoadAnswer) async {
         let head = answer.exchange.head
-        if let stage, let event = await stage.invalidate(method: request.method, url: url, status: head.status, headers: head.headers) {
+        if let stage, let event = await stage.invalidate(method: method, url: url, status: head.status, headers: head.headers) {
             trace(machine.attempt, .cache(event))
         }
     }
@@ -306,14 +324,14 @@ final class LoadHop {
         answered = Response(
             status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
             retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
-            userInfo: request.userInfo, cache: cacheStatus
+            userInfo: userInfo, cache: cacheStatus
         )
     }
 
     @inline(never)
     nonisolated(nonsending) private func waitForRateLimit(until: Deadline) async throws(CourierError) {
         trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
-        try await RequestExecution.sleep(until: until, url: request.url)
+        try await RequestExecution.sleep(until: until, url: requestURL)
         timeline.rateLimitWait += .now() - arrived
     }
 
@@ -324,7 +342,7 @@ final class LoadHop {
         trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
         try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
         let before = Deadline.now()
-        try await RequestExecution.sleep(until: until, url: request.url)
+        try await RequestExecution.sleep(until: until, url: requestURL)
         timeline.backoffWait += .now() - before
     }
 
@@ -363,14 +381,14 @@ final class LoadHop {
         trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
-            method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
-            hasStreamedBody: request.bodyStream != nil
+            method: method, url: url, headers: headers, body: bodyStream == nil ? body : nil,
+            hasStreamedBody: bodyStream != nil
         )
         let made = try await slot.authorise(unauthorised, deadline: deadline)
         authorised = made
         timeline.authoriserWait += .now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
-            throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
+            throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: requestURL)
         }
     }
 
@@ -407,13 +425,13 @@ final class LoadHop {
         var last: CourierError?
         for target in selection.candidates {
             guard Deadline.now() < deadline else {
-                return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
+                return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
             }
             tried.append(target.label)
             trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
-                method: request.method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
-                body: request.bodyStream.map { .stream($0.makeStream()) } ?? request.body.map { .bytes($0) } ?? .none,
+                method: method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
+                body: bodyStream.map { .stream($0.makeStream()) } ?? body.map { .bytes($0) } ?? .none,
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
             trace.decorate(&outgoing, route: route)
@@ -432,7 +450,7 @@ final class LoadHop {
                 service.markFailed(target.label, now: .now())
             }
         }
-        return .failure(last ?? CourierError(.connect, "no connect target", url: request.url))
+        return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))
     }
 
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes), keeps the response in
@@ -491,7 +509,7 @@ final class LoadHop {
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: request.userInfo, cache: cacheStatus
+            userInfo: userInfo, cache: cacheStatus
         )
     }
 
@@ -500,7 +518,7 @@ final class LoadHop {
     nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], over found: LoadStored?) async {
         guard let stage else { return }
         let event = await stage.store(
-            method: request.method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
+            method: method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
             headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found?.lookup
         )
         trace(machine.attempt, .cache(event))
@@ -547,9 +565,9 @@ final class LoadHop {
         trace(machine.attempt, .cache(event))
         // A hit or a stale answer is as old as the lookup found it; a revalidated one was just freshened.
         let fields = stage?.answerHeaders(stored, age: kind == .revalidated ? nil : lookup.freshness.currentAge) ?? stored.headers
-        let body = request.method == .head ? [] : stored.body
+        let body = method == .head ? [] : stored.body
         // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
-        let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
+        let answerURL = stored.url == requestURL ? url : HTTPURL(stored.url) ?? url
         let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
         try await execution.events?.deliverStored(head, body: body)
         timeline.doneAt = .now()
@@ -557,7 +575,7 @@ final class LoadHop {
             status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: request.userInfo, cache: cacheStatus
+            userInfo: userInfo, cache: cacheStatus
         )
     }
 }

@@ -181,7 +181,7 @@ final class RequestExecution: Sendable {
     ) async throws(CourierError) -> Response {
         trace.started(request.method, route, url)
         var follower = RedirectFollower(limit: service.maxRedirects)
-        var hop = try LoadHop(self, request: request, url: url, route: route, deadline: nil)
+        var hop = try LoadHop(self, request: request, redirected: false, url: url, route: route, deadline: nil)
         while true {
             switch try await hop.run(&counters, &follower) {
             case .answer:
@@ -196,7 +196,7 @@ final class RequestExecution: Sendable {
                     request.bodyStream = nil
                 }
                 let route = service.graph.route(for: next.url, method: next.method)
-                hop = try LoadHop(self, request: request, url: next.url, route: route, deadline: hop.deadline)
+                hop = try LoadHop(self, request: request, redirected: true, url: next.url, route: route, deadline: hop.deadline)
             }
         }
     }
