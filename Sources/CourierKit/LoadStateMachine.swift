@@ -14,9 +14,6 @@ internal import CourierHTTPCache
 /// `Stored`: a cache lookup's stored response; `Hop`: a redirect's next request; `Failure`: an error), so that
 /// tests drive the machine with plain values.
 ///
-/// The events are never inlined into their owner: the owner is an async function, whose frame would hold every
-/// temporary of every event inlined into it (the hop's frame was kilobytes per load in flight).
-///
 /// The HTTP cache is one stage of it (RFC 9111, decided by `CourierHTTPCache`'s rules, which the owner applies
 /// to what it finds): a lookup before the rate limit, which may answer at once (fresh, or stale where allowed)
 /// or make the request conditional; after the response, a 304 freshens the stored response, a storable one is
@@ -26,7 +23,6 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     typealias CacheRole = LoadCacheRole
     typealias CacheFinding = LoadCacheFinding
     typealias StoredAnswer = LoadStoredAnswer
-    typealias Actions = LoadActions<Action>
 
     /// What the owner must do.
     enum Action {
@@ -77,8 +73,8 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         /// Tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
         case waitForRetry(until: Deadline, reason: String)
         /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own. Indirect, as ``fail(_:)``:
-        /// an action is as large as its largest payload, and actions are moved on every event; the rare large
-        /// payloads are boxed.
+        /// an action is as large as its largest payload, and arrays of actions are moved on every event; the rare
+        /// large payloads are boxed.
         indirect case followRedirect(Hop)
         /// This response is the answer: read its body and deliver it (a streamed body that breaks off is a
         /// ``failed(_:condition:kind:cancelled:handedOver:reason:now:using:)``); `store`: store it in the cache
@@ -108,13 +104,11 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         case finished
     }
 
-    /// What a response or a failure leads to when it is not retried. The redirect's and the failure's payloads are
-    /// indirect, as in ``Action``: the state holds an outcome while the budget is asked, and every change of state
-    /// moves it.
+    /// What a response or a failure leads to when it is not retried.
     private enum Outcome {
         case deliver(Answer)
-        indirect case followRedirect(Hop, dropping: Answer)
-        indirect case fail(Failure)
+        case followRedirect(Hop, dropping: Answer)
+        case fail(Failure)
     }
 
     private var planner: RetryPlanner
@@ -157,119 +151,112 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     // MARK: - Events
 
     /// The load begins: with the cache lookup, or its first attempt (or, offline without a cache, its failure).
-    @inline(never)
-    mutating func start() -> Actions {
+    mutating func start() -> [Action] {
         if case .lookUp = cacheRole {
             state = .lookingUp
-            return Actions(.lookUpCache)
+            return [.lookUpCache]
         }
         guard !offline else {
             state = .finished
-            return Actions(.failOffline)
+            return [.failOffline]
         }
         return beginAttempt()
     }
 
     /// The cache lookup found `found`, judged (nil: nothing stored for this request, or the cache failed).
-    @inline(never)
-    mutating func cacheLookedUp(_ found: (finding: CacheFinding, stored: Stored)?) -> Actions {
+    mutating func cacheLookedUp(_ found: (finding: CacheFinding, stored: Stored)?) -> [Action] {
         guard case .lookingUp = state, case .lookUp(let forceRevalidation, let onlyIfCached) = cacheRole else {
             return outOfOrder("cacheLookedUp")
         }
         self.found = found
         if offline {
             state = .finished
-            guard let (finding, stored) = found, finding.servableOffline else { return Actions(.failOffline) }
-            return Actions(.deliverStored(stored, finding.isFresh ? .hit : .stale(.offline)))
+            guard let (finding, stored) = found, finding.servableOffline else { return [.failOffline] }
+            return [.deliverStored(stored, finding.isFresh ? .hit : .stale(.offline))]
         }
         guard let (finding, stored) = found else {
             guard !onlyIfCached else {
                 state = .finished
-                return Actions(.answerUnsatisfiable)
+                return [.answerUnsatisfiable]
             }
-            return Actions(.cacheMiss) + beginAttempt()
+            return [.cacheMiss] + beginAttempt()
         }
         let decision = forceRevalidation ? .revalidate : finding.decision
         switch decision {
         case .fresh:
             state = .finished
-            return Actions(.deliverStored(stored, .hit))
+            return [.deliverStored(stored, .hit)]
         case .staleAccepted:
             state = .finished
-            return Actions(.deliverStored(stored, .stale(.maxStale)))
+            return [.deliverStored(stored, .stale(.maxStale))]
         case .staleWhileRevalidate:
             state = .finished
-            return Actions(.revalidateInBackground(stored)) + Actions(.deliverStored(stored, .stale(.staleWhileRevalidate)))
+            return [.revalidateInBackground(stored), .deliverStored(stored, .stale(.staleWhileRevalidate))]
         case .unsatisfiable:
             state = .finished
-            return Actions(.answerUnsatisfiable)
+            return [.answerUnsatisfiable]
         case .revalidate:
             // Without a validator the stored response cannot be revalidated: the request goes as it is (and the
             // stored response may still answer if the origin fails, within its stale-if-error window).
-            guard finding.hasValidators else { return Actions(.cacheMiss) + beginAttempt() }
+            guard finding.hasValidators else { return [.cacheMiss] + beginAttempt() }
             revalidating = true
-            return Actions(.revalidate(stored)) + beginAttempt()
+            return [.revalidate(stored)] + beginAttempt()
         }
     }
 
     /// The stored response as the 304 freshened it (or as it was, when it could not be rewritten), or nil when
     /// the 304 did not match it.
-    @inline(never)
-    mutating func freshened(_ stored: Stored?) -> Actions {
+    mutating func freshened(_ stored: Stored?) -> [Action] {
         guard case .freshening = state else { return outOfOrder("freshened") }
         guard let stored else {
             // RFC 9111 §4.3.4: a 304 that selects no stored response; ask again without the conditions, an
             // attempt the limit does not count.
             revalidating = false
             nextAttemptIsFree = true
-            return Actions(.dropConditions) + beginAttempt()
+            return [.dropConditions] + beginAttempt()
         }
         state = .finished
-        return Actions(.deliverStored(stored, .revalidated))
+        return [.deliverStored(stored, .revalidated)]
     }
 
     /// The rate limiter admits the attempt at `at` (`now` being when it was asked).
-    @inline(never)
-    mutating func admitted(at: Deadline, now: Deadline) -> Actions {
+    mutating func admitted(at: Deadline, now: Deadline) -> [Action] {
         guard case .admitting = state else { return outOfOrder("admitted") }
         guard at > now else { return afterAdmission() }
         guard at < deadline else {
             state = .finished
-            return Actions(.failRateLimitPastDeadline)
+            return [.failRateLimitPastDeadline]
         }
         state = .waitingForRateLimit
-        return Actions(.waitForRateLimit(until: at))
+        return [.waitForRateLimit(until: at)]
     }
 
     /// The rate-limit wait is over.
-    @inline(never)
-    mutating func rateLimitWaited() -> Actions {
+    mutating func rateLimitWaited() -> [Action] {
         guard case .waitingForRateLimit = state else { return outOfOrder("rateLimitWaited") }
         return afterAdmission()
     }
 
     /// The authoriser gave the attempt its credentials.
-    @inline(never)
-    mutating func authorised() -> Actions {
+    mutating func authorised() -> [Action] {
         guard case .authorising = state else { return outOfOrder("authorised") }
         return send()
     }
 
     /// A response head arrived (`answer`, its body unread): `status`, the Retry-After it asked for (nil: none or
     /// unreadable), and the next request if it is a redirect the loader follows.
-    @inline(never)
     mutating func responseArrived(
         _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: Deadline,
         using random: inout some RandomNumberGenerator
-    ) -> Actions {
+    ) -> [Action] {
         guard case .sending = state else { return outOfOrder("responseArrived") }
         lastStatus = status
         lastFailure = nil
         if status == 304, revalidating, let (_, stored) = found {
             state = .freshening
-            return Actions(.freshenStored(stored, notModified: answer))
+            return [.freshenStored(stored, notModified: answer)]
         }
-        var actions = Actions()
+        var actions: [Action] = []
         var wait: Duration?
         if status >= 300, let requested {
             let capped = min(requested, retryAfterCap)
@@ -286,9 +273,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
             hasRefreshed = true
             nextAttemptIsFree = true
             state = .refreshing
-            actions.append(.discard(answer))
-            actions.append(.refreshCredentials)
-            return actions
+            return actions + [.discard(answer), .refreshCredentials]
         }
         let final: Outcome = redirect.map { .followRedirect($0, dropping: answer) } ?? .deliver(answer)
         // The reason is made only when a retry or a give-up is traced; most responses are final.
@@ -296,17 +281,16 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
             after: .status(status), wait: wait, reason: "status \(status)", otherwise: final, dropping: answer, now: now,
             using: &random
         )
-        return actions + decided
+        return actions.isEmpty ? decided : actions + decided
     }
 
     /// The attempt failed with `failure` (or, after ``Action/deliver(_:store:stored:)``, its body broke off):
     /// `condition` is its retry condition, `kind` its kind, `cancelled` whether the caller is gone, `handedOver`
     /// whether part of the body already reached a stream's consumer.
-    @inline(never)
     mutating func failed(
         _ failure: Failure, condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, handedOver: Bool = false,
         reason: @autoclosure () -> String, now: Deadline, using random: inout some RandomNumberGenerator
-    ) -> Actions {
+    ) -> [Action] {
         switch state {
         case .sending: break
         // A body that broke off after its head was handed over cannot be replaced by a stored response.
@@ -317,57 +301,54 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         lastFailure = kind
         guard !cancelled else {
             state = .finished
-            return Actions(.fail(failure))
+            return [.fail(failure)]
         }
         return decide(after: condition, wait: nil, reason: reason(), otherwise: .fail(failure), dropping: nil, now: now, using: &random)
     }
 
     /// The service's retry budget answered the proposed retry.
-    @inline(never)
-    mutating func budget(granted: Bool, now: Deadline) -> Actions {
+    mutating func budget(granted: Bool, now: Deadline) -> [Action] {
         guard case .awaitingBudget(let at, let reason, let outcome, let dropped) = state else { return outOfOrder("budget") }
         guard granted else {
-            return Actions(.gaveUp(reason: reason, why: planner.budgetRefused())) + settle(outcome)
+            return [.gaveUp(reason: reason, why: planner.budgetRefused())] + settle(outcome)
         }
         planner.budgetGranted()
         state = .waitingForRetry
         let wait = Action.waitForRetry(until: at, reason: reason)
-        return dropped.map { Actions(.discard($0)) + Actions(wait) } ?? Actions(wait)
+        return dropped.map { [.discard($0), wait] } ?? [wait]
     }
 
     /// The credentials were refreshed (or the refresh was someone else's and is over): the next attempt.
-    @inline(never)
-    mutating func refreshed() -> Actions {
+    mutating func refreshed() -> [Action] {
         guard case .refreshing = state else { return outOfOrder("refreshed") }
         return beginAttempt()
     }
 
     /// The back-off (or Retry-After) wait is over: the next attempt.
-    @inline(never)
-    mutating func retryWaited() -> Actions {
+    mutating func retryWaited() -> [Action] {
         guard case .waitingForRetry = state else { return outOfOrder("retryWaited") }
         return beginAttempt()
     }
 
     // MARK: - Steps
 
-    private mutating func beginAttempt() -> Actions {
+    private mutating func beginAttempt() -> [Action] {
         attempt += 1
         planner.attemptStarted(counted: !nextAttemptIsFree)
         nextAttemptIsFree = false
         state = .admitting
-        return Actions(.admit)
+        return [.admit]
     }
 
-    private mutating func afterAdmission() -> Actions {
+    private mutating func afterAdmission() -> [Action] {
         guard hasAuthoriser else { return send() }
         state = .authorising
-        return Actions(.authorise)
+        return [.authorise]
     }
 
-    private mutating func send() -> Actions {
+    private mutating func send() -> [Action] {
         state = .sending
-        return Actions(.send(attempt: attempt))
+        return [.send(attempt: attempt)]
     }
 
     /// The retry planner's answer for a failure or a response; `otherwise` is what happens when there is no retry,
@@ -375,41 +356,41 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     private mutating func decide(
         after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Outcome,
         dropping: Answer?, now: Deadline, using random: inout some RandomNumberGenerator
-    ) -> Actions {
+    ) -> [Action] {
         switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
         case .retry(let at):
             let reason = reason()
             state = .awaitingBudget(at: at, reason: reason, outcome: otherwise, dropped: dropping)
-            return Actions(.proposeRetry(at: at, reason: reason))
+            return [.proposeRetry(at: at, reason: reason)]
         case .giveUp(let why):
             if why == .notRetryable { return settle(otherwise) }
-            return Actions(.gaveUp(reason: reason(), why: why)) + settle(otherwise)
+            return [.gaveUp(reason: reason(), why: why)] + settle(otherwise)
         }
     }
 
     /// The final actions for a response or failure that is not retried, with the cache's part in them.
-    private mutating func settle(_ outcome: Outcome) -> Actions {
+    private mutating func settle(_ outcome: Outcome) -> [Action] {
         if let stale = staleAnswer(for: outcome), let (_, stored) = found {
             state = .finished
             let answer = Action.deliverStored(stored, .stale(stale))
-            guard case .deliver(let dropped) = outcome else { return Actions(answer) }
-            return Actions(.discard(dropped)) + Actions(answer)
+            guard case .deliver(let dropped) = outcome else { return [answer] }
+            return [.discard(dropped), answer]
         }
         switch outcome {
         case .deliver(let answer):
             state = .delivering
             switch cacheRole {
-            case .lookUp: return Actions(.deliver(answer, store: true, stored: found?.stored))
-            case .invalidate: return Actions(.invalidateStored(answer)) + Actions(.deliver(answer, store: false, stored: nil))
-            case .none: return Actions(.deliver(answer, store: false, stored: nil))
+            case .lookUp: return [.deliver(answer, store: true, stored: found?.stored)]
+            case .invalidate: return [.invalidateStored(answer), .deliver(answer, store: false, stored: nil)]
+            case .none: return [.deliver(answer, store: false, stored: nil)]
             }
         case .followRedirect(let hop, let dropped):
             state = .finished
-            let follow = Actions(.discard(dropped)) + Actions(.followRedirect(hop))
-            return cacheRole == .invalidate ? Actions(.invalidateStored(dropped)) + follow : follow
+            let follow: [Action] = [.discard(dropped), .followRedirect(hop)]
+            return cacheRole == .invalidate ? [.invalidateStored(dropped)] + follow : follow
         case .fail(let failure):
             state = .finished
-            return Actions(.fail(failure))
+            return [.fail(failure)]
         }
     }
 
@@ -432,10 +413,10 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
 
     /// An event the current state does not expect: a fault of the owner's, not of the load's. It ends the load
     /// with no action, and a debug build stops at it.
-    private mutating func outOfOrder(_ event: StaticString) -> Actions {
+    private mutating func outOfOrder(_ event: StaticString) -> [Action] {
         assertionFailure("LoadStateMachine: \(event) out of order")
         state = .finished
-        return Actions()
+        return []
     }
 }
 

@@ -1,6 +1,5 @@
 import BenchSupport
 import CoreMetrics
-import CourierCore
 import CourierKit
 import CourierTransport
 import InMemoryTracing
