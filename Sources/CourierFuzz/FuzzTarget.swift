@@ -6,6 +6,7 @@
 // This module is in Courier's package, not a package of its own, so that the harnesses reach the parsers'
 // `package` API; it is no product, so none of it is public.
 internal import FoundationEssentials
+internal import Glibc
 
 package enum FuzzTarget: String, CaseIterable, Sendable {
     case response = "FuzzResponse"
@@ -29,18 +30,20 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         }
     }
 
-    /// The harness with the signature of libFuzzer's `LLVMFuzzerTestOneInput`, for `LLVMFuzzerRunDriver`. A C
-    /// function pointer captures nothing, so each target has a closure of its own.
-    package var testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt {
-        switch self {
-        case .response: { FuzzTarget.response.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        case .decoder: { FuzzTarget.decoder.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        case .policy: { FuzzTarget.policy.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        case .url: { FuzzTarget.url.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        case .record: { FuzzTarget.record.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        case .cacheHeaders: { FuzzTarget.cacheHeaders.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        case .resp: { FuzzTarget.resp.run(UnsafeBufferPointer(start: $0, count: $1)); return 0 }
-        }
+    /// The environment variable that names the target to every process of a fuzzing run: courier-fuzz sets it
+    /// before handing over to libFuzzer, whose -jobs and -fork workers run argv[0] again without the target's name.
+    package static let environmentVariable = "COURIER_FUZZ_TARGET"
+
+    /// The target ``environmentVariable`` names, read once; nil when it names none.
+    package static let fromEnvironment: FuzzTarget? = getenv(environmentVariable).flatMap { FuzzTarget(rawValue: String(cString: $0)) }
+
+    /// The harness of the target ``environmentVariable`` names, with the signature of libFuzzer's
+    /// `LLVMFuzzerTestOneInput`, for `LLVMFuzzerRunDriver`. A C function pointer captures nothing, so the target is
+    /// found through the environment rather than captured; courier-fuzz sets the variable before the run starts.
+    package static let testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt = { data, size in
+        guard let target = fromEnvironment else { preconditionFailure("\(environmentVariable) names no fuzz target") }
+        target.run(UnsafeBufferPointer(start: data, count: size))
+        return 0
     }
 
     /// Runs the bytes of each file through the harness, once each, and returns how many files it ran.

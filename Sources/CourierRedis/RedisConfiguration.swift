@@ -12,7 +12,7 @@ package struct RedisConfiguration: Sendable {
     /// The deadline a command gets when its caller gives none (the default: 50 ms).
     package var commandTimeout: Duration
     /// The waits between reconnection attempts while the server is unreachable.
-    package var reconnect: RedisConnectivityStateMachine.Backoff
+    package var reconnect: BackoffPolicy
     /// Bounds on the replies the parser accepts.
     package var parserLimits: RESPParser.Limits
 
@@ -21,7 +21,7 @@ package struct RedisConfiguration: Sendable {
         tls: TLSPolicy = .builtIn,
         connectTimeout: Duration = .seconds(1),
         commandTimeout: Duration = .milliseconds(50),
-        reconnect: RedisConnectivityStateMachine.Backoff = .init(),
+        reconnect: BackoffPolicy = RedisConnectivityStateMachine.reconnectBackoff,
         parserLimits: RESPParser.Limits = .init()
     ) {
         self.url = url

@@ -12,40 +12,21 @@ package import CourierCore
 ///   connection, its set-up ending in `PING`, bounded by the connect timeout) starts at once. Calls fail fast
 ///   while it runs: nobody waits for a server that just proved slow.
 /// - **Unreachable** (a connect or probe failed): the breaker is open; calls fail fast, with the last failure
-///   in their error, until the next probe, `backoff.delay(failures)` later: 50 ms, 100 ms, 200 ms… capped at
+///   in their error, until the next probe, the back-off curve's delay later (``reconnectBackoff``): 50 ms, 100 ms, 200 ms… capped at
 ///   1 s by default, so Courier is back on Redis within about a second of it returning.
 /// - **Shut down**: every call fails.
 package struct RedisConnectivityStateMachine: Sendable {
-    /// The waits between failed attempts: `initial × multiplier^(failures − 1)`, capped at `maximum`, then scaled
-    /// by a jitter factor between 0.5 and 1 (so a fleet does not reconnect in lock-step).
-    package struct Backoff: Sendable, Equatable {
-        package var initial: Duration
-        package var maximum: Duration
-        package var multiplier: Double
+    /// The waits between failed attempts, as the policy language's retry curves are written: 50 ms doubling to a
+    /// 1 s cap, with equal jitter (half the curve's delay, plus up to the other half at random), so a fleet does not
+    /// reconnect in lock-step.
+    package static let reconnectBackoff = BackoffPolicy(
+        initial: .milliseconds(50), max: .seconds(1), multiplier: 2, jitter: .equal
+    )
 
-        package init(initial: Duration = .milliseconds(50), maximum: Duration = .seconds(1), multiplier: Double = 2) {
-            self.initial = initial
-            self.maximum = maximum
-            self.multiplier = multiplier
-        }
-
-        /// The wait after `failures` consecutive failures (at least 1); `jitter` in 0...1 (1: the full delay).
-        package func delay(afterFailures failures: Int, jitter: Double) -> Duration {
-            let exponent = Double(max(0, min(failures - 1, 62)))
-            let base = min(Double(initial.nanosecondsClamped) * Self.power(multiplier, exponent), Double(maximum.nanosecondsClamped))
-            let factor = 0.5 + 0.5 * min(max(jitter, 0), 1)
-            return .nanoseconds(Int64(base * factor))
-        }
-
-        private static func power(_ base: Double, _ exponent: Double) -> Double {
-            var result = 1.0
-            var remaining = Int(exponent)
-            while remaining > 0 && result < 1e18 {
-                result *= base
-                remaining -= 1
-            }
-            return result
-        }
+    /// The wait after `failures` consecutive failures (at least 1) on `backoff`'s curve, scaled by equal jitter:
+    /// `jitter` in 0...1 (clamped) is the random fraction the owner drew, 1 the full delay.
+    package static func delay(_ backoff: BackoffPolicy, afterFailures failures: Int, jitter: Double) -> Duration {
+        backoff.baseDelay(beforeRetry: failures) * (0.5 + 0.5 * min(max(jitter, 0), 1))
     }
 
     package enum State: Sendable, Equatable {
@@ -96,10 +77,10 @@ package struct RedisConnectivityStateMachine: Sendable {
     package private(set) var consecutiveFailures = 0
     private var lastFailure: RedisError?
     private var generation: UInt64 = 0
-    private let backoff: Backoff
+    private let backoff: BackoffPolicy
     private let backend: String
 
-    package init(backoff: Backoff = Backoff(), backend: String) {
+    package init(backoff: BackoffPolicy = reconnectBackoff, backend: String) {
         self.backoff = backoff
         self.backend = backend
     }
@@ -141,7 +122,7 @@ package struct RedisConnectivityStateMachine: Sendable {
         guard case .connecting(let current, _) = state, current == attempt else { return .none }
         consecutiveFailures += 1
         lastFailure = error
-        let retryAt = now + backoff.delay(afterFailures: consecutiveFailures, jitter: jitter)
+        let retryAt = now + Self.delay(backoff, afterFailures: consecutiveFailures, jitter: jitter)
         state = .open(retryAt: retryAt)
         return .failWaiters(error, retryAt: retryAt)
     }

@@ -84,7 +84,6 @@ final class RedisTLSStream: RedisStream {
             open.shutdown()
             return open.takeOutput()
         }
-        if !goodbye.isEmpty { tcp.sendNow(goodbye) }
-        tcp.close()
+        tcp.close(sendingLast: goodbye)
     }
 }

@@ -1,3 +1,5 @@
+internal import CourierCore
+
 /// Where a Redis server is and how to log in: `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS.
 ///
 /// The host may be a name, an IPv4 address or a bracketed IPv6 address; the port defaults to 6379 and the
@@ -60,6 +62,7 @@ package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else { throw invalid("has an unclosed IPv6 bracket") }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
+            guard IPv6Literal.isValid(host) else { throw invalid("has brackets around something that is not an IPv6 address") }
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
                 guard after.hasPrefix(":") else { throw invalid("has text after its IPv6 address") }

@@ -16,10 +16,6 @@ internal import CCourierLibFuzzer
 internal import CourierFuzz
 internal import Glibc
 
-/// Names the target to libFuzzer's -jobs and -fork workers, which run argv[0] again with the arguments libFuzzer
-/// was given, the target's name no longer among them.
-let targetVariable = "COURIER_FUZZ_TARGET"
-
 func printError(_ message: String) {
     var line = "courier-fuzz: \(message)\n"
     line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
@@ -35,8 +31,9 @@ let target: FuzzTarget
 if arguments.count > 1, let named = FuzzTarget(rawValue: arguments[1]) {
     target = named
     arguments.remove(at: 1)
-    setenv(targetVariable, named.rawValue, 1)
-} else if let value = getenv(targetVariable).map({ String(cString: $0) }), let named = FuzzTarget(rawValue: value) {
+    // Before anything reads FuzzTarget.fromEnvironment: the harness and libFuzzer's -jobs/-fork workers find it there.
+    setenv(FuzzTarget.environmentVariable, named.rawValue, 1)
+} else if let named = FuzzTarget.fromEnvironment {
     target = named
 } else {
     let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
@@ -50,7 +47,7 @@ let copies = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacit
 for (index, argument) in arguments.enumerated() { copies[index] = strdup(argument) }
 copies[arguments.count] = nil
 var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = copies
-exit(LLVMFuzzerRunDriver(&argc, &argv, target.testOneInput))
+exit(LLVMFuzzerRunDriver(&argc, &argv, FuzzTarget.testOneInput))
 #else
 let (flags, paths) = (arguments.dropFirst().filter { $0.hasPrefix("-") }, arguments.dropFirst().filter { !$0.hasPrefix("-") })
 if !flags.isEmpty {

@@ -27,14 +27,17 @@ private let lost = RedisError(.unavailable, "the server closed the connection", 
     }
 
     @Test func backOffDoublesUpToItsCapWithJitterBetweenHalfAndAll() {
-        let backoff = RedisConnectivityStateMachine.Backoff()
-        #expect(backoff.delay(afterFailures: 1, jitter: 1) == .milliseconds(50))
-        #expect(backoff.delay(afterFailures: 2, jitter: 1) == .milliseconds(100))
-        #expect(backoff.delay(afterFailures: 5, jitter: 1) == .milliseconds(800))
-        #expect(backoff.delay(afterFailures: 6, jitter: 1) == .seconds(1))
-        #expect(backoff.delay(afterFailures: 1_000, jitter: 1) == .seconds(1))
-        #expect(backoff.delay(afterFailures: 6, jitter: 0) == .milliseconds(500))
-        #expect(backoff.delay(afterFailures: 6, jitter: 7) == .seconds(1), "jitter is clamped")
+        func delay(_ failures: Int, jitter: Double) -> Duration {
+            let exact = RedisConnectivityStateMachine.delay(RedisConnectivityStateMachine.reconnectBackoff, afterFailures: failures, jitter: jitter)
+            return .microseconds((exact / .microseconds(1)).rounded())  // the curve is computed in floating point
+        }
+        #expect(delay(1, jitter: 1) == .milliseconds(50))
+        #expect(delay(2, jitter: 1) == .milliseconds(100))
+        #expect(delay(5, jitter: 1) == .milliseconds(800))
+        #expect(delay(6, jitter: 1) == .seconds(1))
+        #expect(delay(1_000, jitter: 1) == .seconds(1))
+        #expect(delay(6, jitter: 0) == .milliseconds(500))
+        #expect(delay(6, jitter: 7) == .seconds(1), "jitter is clamped")
     }
 
     @Test func aFailedConnectOpensTheBreakerAndCallsFailFastUntilTheProbe() {

@@ -30,7 +30,7 @@ import Testing
 
     @Test(arguments: [
         "http://127.0.0.1", "redis://", "redis://host:0", "redis://host:65536", "redis://host:x", "redis://host/-1",
-        "redis://host/db", "redis://user@host", "redis://host?db=1", "redis://[::1", "redis://[::1]x", "redis://:%zz@host",
+        "redis://host/db", "redis://user@host", "redis://host?db=1", "redis://[::1", "redis://[::1]x", "redis://[host]", "redis://[1:2:3]:6379", "redis://:%zz@host",
     ])
     func refused(text: String) {
         #expect(throws: RedisError.self) { try RedisURL(text) }
