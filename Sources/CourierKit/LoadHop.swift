@@ -13,14 +13,16 @@ internal import CourierTransport
 final class LoadHop {
     typealias Machine = LoadStateMachine<LoadAnswer, LoadStored, RedirectFollower.Hop, CourierError>
 
-    /// How a hop ends: with the answer, or with the next request to load.
+    /// How a hop ends: with the answer (``takeAnswer()`` hands it over), or with the next request to load.
     enum Outcome {
-        case answer(Response)
+        case answer
         case redirect(RedirectFollower.Hop)
     }
 
     let execution: RequestExecution
-    let request: Request
+    /// A redirect's request; nil for the first hop, whose request is the caller's, read from the execution where
+    /// it already is (a copy of a request is a reference count per field, and then its release).
+    private let redirected: Request?
     let url: HTTPURL
     let route: Route
     /// The load's one deadline, the same for every hop.
@@ -48,6 +50,14 @@ final class LoadHop {
     private var timeline: ResponseTimeline
     private var tried: [String] = []
     private var random = SystemRandomNumberGenerator()
+    /// The answer, kept here from where it is made until ``takeAnswer()``: a response is hundreds of bytes, and
+    /// returned through each async function on the way it was moved at every step.
+    private var answered: Response?
+    /// The route's service name and retry budget, read once: each read through the route copies its retry
+    /// policy or its name.
+    private let serviceName: String
+    private let budget: RetryPolicy.Budget?
+    private let hasAuthoriser: Bool
     /// Whether this hop has counted as a request in the service's retry budget (when its first attempt goes out:
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
@@ -55,16 +65,24 @@ final class LoadHop {
     private let service: DataLoaderService
     private let trace: LoaderTracer
 
-    init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: Deadline?) throws(CourierError) {
+    /// A hop for `request` (the execution's own for the first hop, not kept: `redirected` says whether to keep it)
+    /// to `url`, its URL parsed, on `route`; `deadline` is the load's, once the first hop has made it.
+    ///
+    /// Out of line: inlined into the async function that makes the hop, its temporaries would be slots in that
+    /// function's frame.
+    @inline(never)
+    init(
+        _ execution: RequestExecution, request: borrowing Request, redirected: Bool, url: consuming HTTPURL,
+        route: consuming Route, deadline: Deadline?
+    ) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
         self.trace = execution.trace
-        self.request = request
-        self.url = url
-        self.route = route
+        self.redirected = redirected ? copy request : nil
         let queued = execution.queued
         self.deadline = deadline ?? queued + (request.timeout ?? route.timeouts.total)
-        if let instance = route.authoriser, url.scheme != "https", !instance.allowPlainHTTP {
+        let authoriser = route.authoriser
+        if let instance = authoriser, url.scheme != "https", !instance.allowPlainHTTP {
             throw CourierError(
                 .policy,
                 "authoriser '\(instance.name)' does not send credentials over plain http (the policy can set allow-plain-http: true)",
@@ -73,6 +91,9 @@ final class LoadHop {
         }
         var headers = request.headers
         let retry = route.retry
+        self.serviceName = route.serviceName ?? ""
+        self.budget = retry.budget
+        self.hasAuthoriser = authoriser != nil
         if !request.method.isIdempotent, route.retriesAllowed, let keyHeader = retry.idempotencyKeyHeader, !headers.contains(keyHeader) {
             // One key for the whole request: every attempt carries it, so the server can tell a retry from a new
             // request.
@@ -86,30 +107,35 @@ final class LoadHop {
         self.timeline = ResponseTimeline(queued: queued)
         self.machine = Machine(
             retry: retry, maxAttempts: max(1, request.maxAttempts ?? retry.maxAttempts), retriesAllowed: route.retriesAllowed,
-            deadline: self.deadline, hasAuthoriser: route.authoriser != nil, cache: cacheRole,
+            deadline: self.deadline, hasAuthoriser: authoriser != nil, cache: cacheRole,
             offline: execution.factory.isOffline
         )
+        // Last: moved, where stored earlier they would have been copied for the reads above.
+        self.url = url
+        self.route = route
     }
 
+    /// The hop's request, whole (a copy: for the rare uses that need all of it, such as a redirect's next request).
+    var request: Request { redirected ?? execution.request }
+
+    // The fields of the hop's request the hop reads, each without a copy of the whole request.
+    private var method: HTTPMethod { redirected?.method ?? execution.request.method }
+    private var requestURL: String { redirected?.url ?? execution.request.url }
+    private var requestHeaders: HTTPHeaders { redirected?.headers ?? execution.request.headers }
+    private var body: [UInt8]? { redirected != nil ? redirected?.body : execution.request.body }
+    private var bodyStream: RequestBodyStream? { redirected != nil ? redirected?.bodyStream : execution.request.bodyStream }
+    private var userInfo: [String: String] { redirected?.userInfo ?? execution.request.userInfo }
+
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
+    @inline(never)
     nonisolated(nonsending) func run(
         _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) async throws(CourierError) -> Outcome {
         var actions = machine.start()
-        while !actions.isEmpty {
-            switch actions.removeFirst() {
+        while let action = actions.popFirst() {
+            switch action {
             case .lookUpCache:
-                var found: (LoadCacheFinding, LoadStored)?
-                do throws(CourierError) {
-                    if let stage, let (lookup, finding) = try await stage.lookUp(
-                        method: request.method, url: url, headers: headers, revalidating: execution.revalidation
-                    ) {
-                        found = (finding, LoadStored(lookup))
-                    }
-                } catch {
-                    trace(0, .cache(.failed(error: error)))
-                }
-                actions += machine.cacheLookedUp(found)
+                actions += machine.cacheLookedUp(await lookUp())
 
             case .cacheMiss:
                 trace(machine.attempt, .cache(.miss))
@@ -126,49 +152,40 @@ final class LoadHop {
                 execution.revalidateInBackground(request, recordKey: stored.lookup.recordKey)
 
             case .deliverStored(let stored, let kind):
-                return .answer(try await answer(stored.lookup, as: kind, &counters))
+                try await answer(stored, as: kind, &counters)
+                return .answer
 
             case .freshenStored(let stored, let notModified):
-                counters.count(await notModified.drain())
-                actions += machine.freshened(await freshen(stored.lookup, from: notModified.exchange).map(LoadStored.init))
+                actions += machine.freshened(await freshen(stored, from: notModified, &counters))
 
             case .invalidateStored(let answer):
-                let head = answer.exchange.head
-                if let stage, let event = await stage.invalidate(method: request.method, url: url, status: head.status, headers: head.headers) {
-                    trace(machine.attempt, .cache(event))
-                }
+                await invalidate(with: answer)
 
             case .failOffline:
-                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: request.url)
+                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: requestURL)
 
             case .answerUnsatisfiable:
-                // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
-                timeline.doneAt = .now()
-                return .answer(Response(
-                    status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
-                    retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
-                    userInfo: request.userInfo, cache: cacheStatus
-                ))
+                answerUnsatisfiable()
+                return .answer
 
             case .admit:
                 arrived = .now()
-                if !countedInBudget {
-                    countedInBudget = true
-                    service.recordRequest(service: route.serviceName ?? "", budget: route.retry.budget, now: arrived)
-                }
+                // The first attempt counts the request in its service's retry budget (a cache hit or an offline
+                // answer sends nothing and earns no retries).
+                let counting = countedInBudget ? nil : budget
+                countedInBudget = true
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
-                actions += machine.admitted(at: service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived), now: arrived)
+                let at = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived, service: serviceName, budget: counting)
+                actions += machine.admitted(at: at, now: arrived)
 
             case .waitForRateLimit(let until):
-                trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
-                try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.rateLimitWait += .now() - arrived
+                try await waitForRateLimit(until: until)
                 actions += machine.rateLimitWaited()
 
             case .failRateLimitPastDeadline:
                 throw CourierError(
-                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: request.url
+                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: requestURL
                 )
 
             case .authorise:
@@ -178,25 +195,7 @@ final class LoadHop {
             case .send(let attempt):
                 switch await send(attempt: attempt) {
                 case .success(let answer):
-                    let status = answer.exchange.head.status
-                    counters.status = status
-                    trace(attempt, .response(status: status))
-                    timeline.noteHead(answer.exchange.metrics)
-                    let requested = status >= 300
-                        ? answer.exchange.head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
-                    let redirect: RedirectFollower.Hop?
-                    do {
-                        redirect = try follower.next(
-                            status: status, location: answer.exchange.head.headers["location"], method: request.method, url: url,
-                            headers: request.headers, bodyReplayable: true
-                        )
-                    } catch {
-                        counters.count(answer.abandon())
-                        throw error
-                    }
-                    actions += machine.responseArrived(
-                        answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
-                    )
+                    actions += try arrived(answer, attempt: attempt, &counters, &follower)
                 case .failure(let error):
                     actions += failed(error, &counters, handedOver: false)
                 }
@@ -208,7 +207,7 @@ final class LoadHop {
                 service.pause(key: route.endpointKey, until: until)
 
             case .discard(let answer):
-                counters.count(await answer.drain())
+                counters.count(await drain(answer))
 
             case .refreshCredentials:
                 try await refreshCredentials()
@@ -217,19 +216,14 @@ final class LoadHop {
             case .proposeRetry:
                 let now = Deadline.now()
                 actions += machine.budget(
-                    granted: service.tryRetry(service: route.serviceName ?? "", budget: route.retry.budget, now: now), now: now
+                    granted: service.tryRetry(service: serviceName, budget: budget, now: now), now: now
                 )
 
             case .gaveUp(let reason, let why):
                 trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
             case .waitForRetry(let until, let reason):
-                // The back-off as decided, not what is left of it once the trace runs.
-                trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
-                try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
-                let before = Deadline.now()
-                try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.backoffWait += .now() - before
+                try await waitForRetry(until: until, reason: reason)
                 actions += machine.retryWaited()
 
             case .followRedirect(let hop):
@@ -238,24 +232,125 @@ final class LoadHop {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                switch await read(answer, storingOver: store ? .some(found?.lookup) : nil, &counters) {
-                case .success(let response): return .answer(response)
-                case .failure(let error): actions += failed(error, &counters, handedOver: execution.events != nil)
+                // The response is kept in `self.answer`; a body that broke off goes back to the machine.
+                if let error = await read(answer, storing: store, over: found, &counters) {
+                    actions += failed(error, &counters, handedOver: execution.events != nil)
+                } else {
+                    return .answer
                 }
 
             case .fail(let error):
                 if error.kind == .cancelled || CancellationScope.isCancelled {
-                    throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
+                    throw CourierError(.cancelled, "the request was cancelled", url: requestURL, cause: error)
                 }
                 throw error
             }
         }
         // The machine always ends with an answer or a failure; an owner's fault that stops it is reported, not
         // hung on.
-        throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: request.url)
+        throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: requestURL)
+    }
+
+    /// Hands over the answer of a hop that ended with ``Outcome/answer``.
+    func takeAnswer() -> Response {
+        guard let answer = answered.take() else {
+            preconditionFailure("LoadHop: takeAnswer() without an answer")
+        }
+        return answer
     }
 
     // MARK: - Steps
+    //
+    // Each step that waits is an async function of its own, never inlined into `run`: an async function's frame
+    // holds every local of everything inlined into it, and with the cache, authoriser and stream steps inlined
+    // `run`'s frame was 27 KB per load in flight (64 loads at once: 1.7 MB, far past the core's cache), most of it
+    // for steps a plain load never takes. Out of line, a step's frame exists only while it runs, and the steps of
+    // one load reuse the same memory one after another.
+
+    /// The response head of attempt `attempt` arrived: noted, and told to the machine with what it asks for (a
+    /// Retry-After, a redirect to follow). Out of line too, though it does not wait: inlined, its temporaries (the
+    /// machine's, the redirect's) would be slots in `run`'s frame.
+    @inline(never)
+    private func arrived(
+        _ answer: LoadAnswer, attempt: Int, _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
+    ) throws(CourierError) -> Machine.Actions {
+        let head = answer.exchange.head
+        let status = head.status
+        counters.status = status
+        trace(attempt, .response(status: status))
+        timeline.noteHead(answer.exchange.metrics)
+        let requested = status >= 300 ? head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
+        let redirect: RedirectFollower.Hop?
+        do {
+            redirect = try follower.next(
+                status: status, location: head.headers["location"], method: method, url: url,
+                headers: requestHeaders, bodyReplayable: true
+            )
+        } catch {
+            counters.count(answer.abandon())
+            throw error
+        }
+        return machine.responseArrived(answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random)
+    }
+
+    /// Looks the request up in the cache stage: what is stored for it, judged (nil: nothing, or the cache failed).
+    @inline(never)
+    nonisolated(nonsending) private func lookUp() async -> (LoadCacheFinding, LoadStored)? {
+        guard let stage else { return nil }
+        do {
+            guard let (lookup, finding) = try await stage.lookUp(
+                method: method, url: url, headers: headers, revalidating: execution.revalidation
+            ) else { return nil }
+            return (finding, LoadStored(lookup))
+        } catch {
+            trace(0, .cache(.failed(error: error)))
+            return nil
+        }
+    }
+
+    /// Invalidates the stored responses of the URL with an unsafe method's response.
+    @inline(never)
+    nonisolated(nonsending) private func invalidate(with answer: LoadAnswer) async {
+        let head = answer.exchange.head
+        if let stage, let event = await stage.invalidate(method: method, url: url, status: head.status, headers: head.headers) {
+            trace(machine.attempt, .cache(event))
+        }
+    }
+
+    /// RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored: the answer is a 504.
+    @inline(never)
+    private func answerUnsatisfiable() {
+        timeline.doneAt = .now()
+        answered = Response(
+            status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
+            retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
+            userInfo: userInfo, cache: cacheStatus
+        )
+    }
+
+    @inline(never)
+    nonisolated(nonsending) private func waitForRateLimit(until: Deadline) async throws(CourierError) {
+        trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
+        try await RequestExecution.sleep(until: until, url: requestURL)
+        timeline.rateLimitWait += .now() - arrived
+    }
+
+    /// Tells a stream's consumer, then waits out the back-off.
+    @inline(never)
+    nonisolated(nonsending) private func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
+        // The back-off as decided, not what is left of it once the trace runs.
+        trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
+        try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
+        let before = Deadline.now()
+        try await RequestExecution.sleep(until: until, url: requestURL)
+        timeline.backoffWait += .now() - before
+    }
+
+    /// Reads and drops a response that is not the answer; its final figures.
+    @inline(never)
+    nonisolated(nonsending) private func drain(_ answer: LoadAnswer) async -> RequestMetrics {
+        await answer.drain()
+    }
 
     private func decided() -> Deadline {
         decidedAt = .now()
@@ -263,7 +358,8 @@ final class LoadHop {
     }
 
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
-    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> [Machine.Action] {
+    @inline(never)
+    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
         trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
@@ -275,6 +371,7 @@ final class LoadHop {
     }
 
     /// Runs the route's authoriser on the attempt (made on first use; an offline load never makes it).
+    @inline(never)
     nonisolated(nonsending) private func authorise() async throws(CourierError) {
         guard let instance = route.authoriser else { return }
         let slot: AuthoriserSlot
@@ -284,18 +381,19 @@ final class LoadHop {
         trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
-            method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
-            hasStreamedBody: request.bodyStream != nil
+            method: method, url: url, headers: headers, body: bodyStream == nil ? body : nil,
+            hasStreamedBody: bodyStream != nil
         )
         let made = try await slot.authorise(unauthorised, deadline: deadline)
         authorised = made
         timeline.authoriserWait += .now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
-            throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
+            throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: requestURL)
         }
     }
 
     /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
+    @inline(never)
     nonisolated(nonsending) private func refreshCredentials() async throws(CourierError) {
         guard let authoriser, let authorised else { return }
         let started = Deadline.now()
@@ -310,8 +408,11 @@ final class LoadHop {
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
     /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
+    @inline(never)
     nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
-        let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
+        // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
+        // a route with an authoriser: reading an optional that large copies it whole).
+        let sendHeaders = hasAuthoriser ? authorised?.headers ?? headers : headers
         sentHeaders = sendHeaders
         // The wall-clock instants are the cache's (RFC 9111's request and response times) only.
         if stage != nil { sentAt = service.wallClock() }
@@ -324,15 +425,16 @@ final class LoadHop {
         var last: CourierError?
         for target in selection.candidates {
             guard Deadline.now() < deadline else {
-                return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
+                return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
             }
             tried.append(target.label)
             trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
-                method: request.method, url: sendURL, headers: trace.outgoing(sendHeaders, url: sendURL, route: route),
-                body: request.bodyStream.map { .stream($0.makeStream()) } ?? request.body.map { .bytes($0) } ?? .none,
+                method: method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
+                body: bodyStream.map { .stream($0.makeStream()) } ?? body.map { .bytes($0) } ?? .none,
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
+            trace.decorate(&outgoing, route: route)
             // Only an https URL's connection is keyed and built with TLS settings.
             if route.serviceName != nil, url.scheme == "https" { outgoing.tlsOverlay = route.tls }
             do {
@@ -348,86 +450,110 @@ final class LoadHop {
                 service.markFailed(target.label, now: .now())
             }
         }
-        return .failure(last ?? CourierError(.connect, "no connect target", url: request.url))
+        return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))
     }
 
-    /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
-    /// machine said so and RFC 9111 allows.
-    /// `storingOver` is nil when the answer is not to be stored, else the stored response found (if any).
+    /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes), keeps the response in
+    /// ``answered`` and stores it when the machine said so and RFC 9111 allows; returns the failure of a body that
+    /// broke off, nil when the response is kept.
+    /// `storing`: whether to store it, over `found`, the stored response found (if any). The stored response is
+    /// passed boxed and opened only to store: a cache lookup is hundreds of bytes, and every optional copy of it
+    /// was a slot in this function's frame.
+    @inline(never)
     nonisolated(nonsending) private func read(
-        _ answer: LoadAnswer, storingOver found: HTTPCache.Lookup??, _ counters: inout RequestExecution.Counters
-    ) async -> Result<Response, CourierError> {
-        let storing = found == nil ? nil : stage
-        let response: Response
+        _ answer: LoadAnswer, storing: Bool, over found: LoadStored?, _ counters: inout RequestExecution.Counters
+    ) async -> CourierError? {
         if let events = execution.events {
-            switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: storing?.streamedBodyLimit) {
-            case .success(let (final, kept)):
-                counters.count(final)
-                if let storing {
-                    guard let kept else {
-                        trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(storing.streamedBodyLimit) bytes")))
-                        break
-                    }
-                    await self.store(answer.exchange.head, body: kept, in: storing, found: found ?? nil)
-                }
-            case .failure(let error):
-                return .failure(error)
-            }
-            // The consumer has the body.
-            response = self.response(answer.exchange.head, body: [], url: answer.exchange.url, counters)
-        } else {
-            do {
-                let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
-                counters.count(whole.metrics)
-                if let storing { await self.store(whole.head, body: whole.body, in: storing, found: found ?? nil) }
-                response = self.response(whole.head, body: whole.body, url: whole.url, counters)
-            } catch {
-                return .failure(error)
-            }
+            return await stream(answer, to: events, storing: storing, over: found, &counters)
         }
-        return .success(response)
+        do {
+            let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
+            counters.count(whole.metrics)
+            if storing { await store(whole.head, body: whole.body, over: found) }
+            keepResponse(whole.head, body: whole.body, url: whole.url, counters)
+            return nil
+        } catch {
+            return error
+        }
     }
 
-    /// The answer from the network, read (its body, unless a stream's consumer has it).
-    private func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
+    /// ``read(_:storing:over:_:)`` for a stream's consumer, who gets the body chunk by chunk.
+    @inline(never)
+    nonisolated(nonsending) private func stream(
+        _ answer: LoadAnswer, to events: LoadChannel, storing: Bool, over found: LoadStored?,
+        _ counters: inout RequestExecution.Counters
+    ) async -> CourierError? {
+        let limit = storing ? stage?.streamedBodyLimit : nil
+        switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit) {
+        case .success(let (final, kept)):
+            counters.count(final)
+            if let limit {
+                if let kept {
+                    await store(answer.exchange.head, body: kept, over: found)
+                } else {
+                    trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
+                }
+            }
+        case .failure(let error):
+            return error
+        }
+        // The consumer has the body.
+        keepResponse(answer.exchange.head, body: [], url: answer.exchange.url, counters)
+        return nil
+    }
+
+    /// Keeps the answer from the network, read (its body, unless a stream's consumer has it), as ``answered``.
+    private func keepResponse(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) {
         timeline.doneAt = .now()
-        return Response(
+        answered = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: request.userInfo, cache: cacheStatus
+            userInfo: userInfo, cache: cacheStatus
         )
     }
 
-    /// Stores an answer whose body is `body`, when RFC 9111 allows.
-    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], in stage: CacheStage, found: HTTPCache.Lookup?) async {
+    /// Stores an answer whose body is `body` over the stored response found (if any), when RFC 9111 allows.
+    @inline(never)
+    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], over found: LoadStored?) async {
+        guard let stage else { return }
         let event = await stage.store(
-            method: request.method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
-            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found
+            method: method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
+            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found?.lookup
         )
         trace(machine.attempt, .cache(event))
     }
 
-    /// The stored response as a 304 (`notModified`) freshens it; as it was when the record could not be rewritten
-    /// (it still answers); nil when the 304 does not match it.
-    nonisolated(nonsending) private func freshen(_ lookup: HTTPCache.Lookup, from notModified: HTTPExchange) async -> HTTPCache.Lookup? {
-        guard let stage else { return lookup }
+    /// Drops the 304 (`notModified`)'s body and freshens the stored response with it: the stored response as the
+    /// 304 freshens it; as it was when the record could not be rewritten (it still answers); nil when the 304 does
+    /// not match it.
+    @inline(never)
+    nonisolated(nonsending) private func freshen(
+        _ stored: LoadStored, from notModified: LoadAnswer, _ counters: inout RequestExecution.Counters
+    ) async -> LoadStored? {
+        counters.count(await notModified.drain())
+        let lookup = stored.lookup
+        guard let stage else { return stored }
         do {
-            guard let fresh = try await stage.freshen(lookup, headers: notModified.headers, requestTime: sentAt, responseTime: answeredAt)
-            else { return nil }
+            guard let fresh = try await stage.freshen(
+                lookup, headers: notModified.exchange.headers, requestTime: sentAt, responseTime: answeredAt
+            ) else { return nil }
             var freshened = lookup
             freshened.stored = fresh
-            return freshened
+            return LoadStored(freshened)
         } catch {
             trace(machine.attempt, .cache(.failed(error: error)))
-            return lookup
+            return stored
         }
     }
 
-    /// The answer from a stored response (fresh, stale or revalidated), to the caller or its stream.
+    /// Answers from a stored response (fresh, stale or revalidated), to the caller or its stream: kept as
+    /// ``answered``.
+    @inline(never)
     nonisolated(nonsending) private func answer(
-        _ lookup: HTTPCache.Lookup, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
-    ) async throws(CourierError) -> Response {
+        _ found: LoadStored, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
+    ) async throws(CourierError) {
+        let lookup = found.lookup
         counters.status = lookup.stored.status
         let stored = lookup.stored
         let event: CacheEvent
@@ -439,17 +565,17 @@ final class LoadHop {
         trace(machine.attempt, .cache(event))
         // A hit or a stale answer is as old as the lookup found it; a revalidated one was just freshened.
         let fields = stage?.answerHeaders(stored, age: kind == .revalidated ? nil : lookup.freshness.currentAge) ?? stored.headers
-        let body = request.method == .head ? [] : stored.body
+        let body = method == .head ? [] : stored.body
         // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
-        let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
+        let answerURL = stored.url == requestURL ? url : HTTPURL(stored.url) ?? url
         let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
         try await execution.events?.deliverStored(head, body: body)
         timeline.doneAt = .now()
-        return Response(
+        answered = Response(
             status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: request.userInfo, cache: cacheStatus
+            userInfo: userInfo, cache: cacheStatus
         )
     }
 }
