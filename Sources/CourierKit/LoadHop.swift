@@ -8,9 +8,13 @@ internal import CourierTransport
 /// machine's actions carry what they act on (the response, the stored response, the next hop, the failure), so
 /// nothing here guards state the machine holds.
 ///
-/// A class, not a struct: its state lives across the load's suspension points, and a struct that large is copied
-/// whole (through its value witnesses) in and out of the async frames; an object is referenced.
-final class LoadHop {
+/// A noncopyable struct, held in the async frame of the execution that runs it and changed in place by its
+/// mutating methods: its state lives across the load's suspension points, and a copyable struct that large was
+/// copied whole in and out of the async frames, while an object (as it was) cost a `malloc` and a `free` per hop,
+/// a dynamic exclusivity check per access to its state, and, with 64 loads in flight, cache lines of its own
+/// apart from the load's frames. Noncopyable, it is never copied, and it sits in the frame memory the load's
+/// task uses anyway.
+struct LoadHop: ~Copyable {
     typealias Machine = LoadStateMachine<LoadAnswer, LoadStored, RedirectFollower.Hop, CourierError>
 
     /// How a hop ends: with the answer (``takeAnswer()`` hands it over), or with the next request to load.
@@ -128,7 +132,7 @@ final class LoadHop {
 
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
     @inline(never)
-    nonisolated(nonsending) func run(
+    nonisolated(nonsending) mutating func run(
         _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) async throws(CourierError) -> Outcome {
         var actions = machine.start()
@@ -252,7 +256,7 @@ final class LoadHop {
     }
 
     /// Hands over the answer of a hop that ended with ``Outcome/answer``.
-    func takeAnswer() -> Response {
+    mutating func takeAnswer() -> Response {
         guard let answer = answered.take() else {
             preconditionFailure("LoadHop: takeAnswer() without an answer")
         }
@@ -271,7 +275,7 @@ final class LoadHop {
     /// Retry-After, a redirect to follow). Out of line too, though it does not wait: inlined, its temporaries (the
     /// machine's, the redirect's) would be slots in `run`'s frame.
     @inline(never)
-    private func arrived(
+    private mutating func arrived(
         _ answer: LoadAnswer, attempt: Int, _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) throws(CourierError) -> Machine.Actions {
         let head = answer.exchange.head
@@ -319,7 +323,7 @@ final class LoadHop {
 
     /// RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored: the answer is a 504.
     @inline(never)
-    private func answerUnsatisfiable() {
+    private mutating func answerUnsatisfiable() {
         timeline.doneAt = .now()
         answered = Response(
             status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
@@ -329,7 +333,7 @@ final class LoadHop {
     }
 
     @inline(never)
-    nonisolated(nonsending) private func waitForRateLimit(until: Deadline) async throws(CourierError) {
+    nonisolated(nonsending) private mutating func waitForRateLimit(until: Deadline) async throws(CourierError) {
         trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
         try await RequestExecution.sleep(until: until, url: requestURL)
         timeline.rateLimitWait += .now() - arrived
@@ -337,7 +341,7 @@ final class LoadHop {
 
     /// Tells a stream's consumer, then waits out the back-off.
     @inline(never)
-    nonisolated(nonsending) private func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
+    nonisolated(nonsending) private mutating func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
         // The back-off as decided, not what is left of it once the trace runs.
         trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
         try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
@@ -352,14 +356,14 @@ final class LoadHop {
         await answer.drain()
     }
 
-    private func decided() -> Deadline {
+    private mutating func decided() -> Deadline {
         decidedAt = .now()
         return decidedAt
     }
 
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
     @inline(never)
-    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
+    private mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
         trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
@@ -372,7 +376,7 @@ final class LoadHop {
 
     /// Runs the route's authoriser on the attempt (made on first use; an offline load never makes it).
     @inline(never)
-    nonisolated(nonsending) private func authorise() async throws(CourierError) {
+    nonisolated(nonsending) private mutating func authorise() async throws(CourierError) {
         guard let instance = route.authoriser else { return }
         let slot: AuthoriserSlot
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
@@ -394,7 +398,7 @@ final class LoadHop {
 
     /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
     @inline(never)
-    nonisolated(nonsending) private func refreshCredentials() async throws(CourierError) {
+    nonisolated(nonsending) private mutating func refreshCredentials() async throws(CourierError) {
         guard let authoriser, let authorised else { return }
         let started = Deadline.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
@@ -409,7 +413,7 @@ final class LoadHop {
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
     /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
     @inline(never)
-    nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
+    nonisolated(nonsending) private mutating func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
         // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
         // a route with an authoriser: reading an optional that large copies it whole).
         let sendHeaders = hasAuthoriser ? authorised?.headers ?? headers : headers
@@ -460,7 +464,7 @@ final class LoadHop {
     /// passed boxed and opened only to store: a cache lookup is hundreds of bytes, and every optional copy of it
     /// was a slot in this function's frame.
     @inline(never)
-    nonisolated(nonsending) private func read(
+    nonisolated(nonsending) private mutating func read(
         _ answer: LoadAnswer, storing: Bool, over found: LoadStored?, _ counters: inout RequestExecution.Counters
     ) async -> CourierError? {
         if let events = execution.events {
@@ -479,7 +483,7 @@ final class LoadHop {
 
     /// ``read(_:storing:over:_:)`` for a stream's consumer, who gets the body chunk by chunk.
     @inline(never)
-    nonisolated(nonsending) private func stream(
+    nonisolated(nonsending) private mutating func stream(
         _ answer: LoadAnswer, to events: LoadChannel, storing: Bool, over found: LoadStored?,
         _ counters: inout RequestExecution.Counters
     ) async -> CourierError? {
@@ -503,7 +507,7 @@ final class LoadHop {
     }
 
     /// Keeps the answer from the network, read (its body, unless a stream's consumer has it), as ``answered``.
-    private func keepResponse(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) {
+    private mutating func keepResponse(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) {
         timeline.doneAt = .now()
         answered = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
@@ -550,7 +554,7 @@ final class LoadHop {
     /// Answers from a stored response (fresh, stale or revalidated), to the caller or its stream: kept as
     /// ``answered``.
     @inline(never)
-    nonisolated(nonsending) private func answer(
+    nonisolated(nonsending) private mutating func answer(
         _ found: LoadStored, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
     ) async throws(CourierError) {
         let lookup = found.lookup
