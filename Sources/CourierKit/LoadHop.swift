@@ -33,18 +33,19 @@ struct LoadHop: ~Copyable {
     let deadline: Deadline
     private var machine: Machine
     private let stage: CacheStage?
-    /// The caller's fields (and an idempotency key), and what the next attempt sends: made conditional on a
-    /// stored response while it is revalidated.
-    private let callerHeaders: HTTPHeaders
+    /// What the next attempt sends: the caller's fields (and an idempotency key), made conditional on a stored
+    /// response while it is revalidated; and, with a cache stage only, the caller's fields to go back to.
     private var headers: HTTPHeaders
+    private let callerHeaders: HTTPHeaders
     private var authoriser: AuthoriserSlot?
     /// The current attempt's request as its authoriser returned it (nil: the route has no authoriser).
     private var authorised: AuthorisationRequest?
     /// The authoriser's refresh count when the current attempt was authorised.
     private var seenEpoch = 0
     private var cacheStatus: CacheStatus?
-    /// The fields the current attempt sent, and when it was sent and answered (wall clock, for the cache).
-    private var sentHeaders: HTTPHeaders
+    /// The fields the current attempt sent, and when it was sent and answered (wall clock), for the cache stage
+    /// only (without one they are not kept).
+    private var sentHeaders = HTTPHeaders()
     private var sentAt = 0.0
     private var answeredAt = 0.0
     /// When the current attempt asked the rate limiter, and when the machine last decided on a response or a
@@ -67,7 +68,6 @@ struct LoadHop: ~Copyable {
     private var countedInBudget = false
 
     private let service: DataLoaderService
-    private let trace: LoaderTracer
 
     /// A hop for `request` (the execution's own for the first hop, not kept: `redirected` says whether to keep it)
     /// to `url`, its URL parsed, on `route`; `deadline` is the load's, once the first hop has made it.
@@ -81,7 +81,6 @@ struct LoadHop: ~Copyable {
     ) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
-        self.trace = execution.trace
         self.redirected = redirected ? copy request : nil
         let queued = execution.queued
         self.deadline = deadline ?? queued + (request.timeout ?? route.timeouts.total)
@@ -103,8 +102,9 @@ struct LoadHop: ~Copyable {
             // request.
             headers.add(name: keyHeader, value: RequestExecution.makeIdempotencyKey())
         }
-        (self.callerHeaders, self.headers, self.sentHeaders) = (headers, headers, headers)
         let (stage, cacheRole) = execution.cacheStage(of: request, route: route)
+        // Each copy of the fields is two references more to count, and only the cache stage reads the others.
+        (self.headers, self.callerHeaders) = (headers, stage == nil ? HTTPHeaders() : headers)
         self.stage = stage
         self.cacheStatus = stage == nil ? nil : .miss
         (self.arrived, self.decidedAt) = (queued, queued)
@@ -142,14 +142,14 @@ struct LoadHop: ~Copyable {
                 actions += machine.cacheLookedUp(await lookUp())
 
             case .cacheMiss:
-                trace(machine.attempt, .cache(.miss))
+                execution.trace(machine.attempt, .cache(.miss))
 
             case .revalidate(let stored):
-                trace(machine.attempt, .cache(.revalidating))
+                execution.trace(machine.attempt, .cache(.revalidating))
                 headers = stored.lookup.conditionalHeaders
 
             case .dropConditions:
-                trace(machine.attempt, .cache(.miss))
+                execution.trace(machine.attempt, .cache(.miss))
                 headers = callerHeaders
 
             case .revalidateInBackground(let stored):
@@ -205,7 +205,7 @@ struct LoadHop: ~Copyable {
                 }
 
             case .noteRetryAfter(let requested, let applied):
-                trace(machine.attempt, .retryAfter(requested: requested, applied: applied, key: route.endpointKey))
+                execution.trace(machine.attempt, .retryAfter(requested: requested, applied: applied, key: route.endpointKey))
 
             case .pauseEndpoint(let until):
                 service.pause(key: route.endpointKey, until: until)
@@ -224,7 +224,7 @@ struct LoadHop: ~Copyable {
                 )
 
             case .gaveUp(let reason, let why):
-                trace(machine.attempt, .givingUp(reason: reason, why: why.description))
+                execution.trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
             case .waitForRetry(let until, let reason):
                 try await waitForRetry(until: until, reason: reason)
@@ -281,7 +281,7 @@ struct LoadHop: ~Copyable {
         let head = answer.exchange.head
         let status = head.status
         counters.status = status
-        trace(attempt, .response(status: status))
+        execution.trace(attempt, .response(status: status))
         timeline.noteHead(answer.exchange.metrics)
         let requested = status >= 300 ? head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
         let redirect: RedirectFollower.Hop?
@@ -307,7 +307,7 @@ struct LoadHop: ~Copyable {
             ) else { return nil }
             return (finding, LoadStored(lookup))
         } catch {
-            trace(0, .cache(.failed(error: error)))
+            execution.trace(0, .cache(.failed(error: error)))
             return nil
         }
     }
@@ -317,7 +317,7 @@ struct LoadHop: ~Copyable {
     nonisolated(nonsending) private func invalidate(with answer: LoadAnswer) async {
         let head = answer.exchange.head
         if let stage, let event = await stage.invalidate(method: method, url: url, status: head.status, headers: head.headers) {
-            trace(machine.attempt, .cache(event))
+            execution.trace(machine.attempt, .cache(event))
         }
     }
 
@@ -334,7 +334,7 @@ struct LoadHop: ~Copyable {
 
     @inline(never)
     nonisolated(nonsending) private mutating func waitForRateLimit(until: Deadline) async throws(CourierError) {
-        trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
+        execution.trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
         try await RequestExecution.sleep(until: until, url: requestURL)
         timeline.rateLimitWait += .now() - arrived
     }
@@ -343,7 +343,7 @@ struct LoadHop: ~Copyable {
     @inline(never)
     nonisolated(nonsending) private mutating func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
         // The back-off as decided, not what is left of it once the trace runs.
-        trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
+        execution.trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
         try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
         let before = Deadline.now()
         try await RequestExecution.sleep(until: until, url: requestURL)
@@ -364,7 +364,7 @@ struct LoadHop: ~Copyable {
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
     @inline(never)
     private mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
-        trace.attemptFailed(error)
+        execution.trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
         return machine.failed(
@@ -382,7 +382,7 @@ struct LoadHop: ~Copyable {
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
         authoriser = slot
         let started = Deadline.now()
-        trace(machine.attempt, .authorising(authoriser: instance.name))
+        execution.trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
             method: method, url: url, headers: headers, body: bodyStream == nil ? body : nil,
@@ -402,9 +402,9 @@ struct LoadHop: ~Copyable {
         guard let authoriser, let authorised else { return }
         let started = Deadline.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
-        let (execution, trace) = (self.execution, self.trace)
+        let execution = self.execution
         try await authoriser.refresh(after: authorised, seen: seenEpoch, deadline: deadline) { role throws(CourierError) in
-            trace(attempt, .refreshing(authoriser: name, role: role))
+            execution.trace(attempt, .refreshing(authoriser: name, role: role))
             try await execution.announceRetry(attempt: attempt + 1, reason: "status 401 (credentials refreshed)")
         }
         timeline.authoriserWait += .now() - started
@@ -417,14 +417,13 @@ struct LoadHop: ~Copyable {
         // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
         // a route with an authoriser: reading an optional that large copies it whole).
         let sendHeaders = hasAuthoriser ? authorised?.headers ?? headers : headers
-        sentHeaders = sendHeaders
-        // The wall-clock instants are the cache's (RFC 9111's request and response times) only.
-        if stage != nil { sentAt = service.wallClock() }
+        // The fields and wall-clock instants are the cache's (RFC 9111's request and response times) only.
+        if stage != nil { (sentHeaders, sentAt) = (sendHeaders, service.wallClock()) }
         let service = self.service
         let selection = FallbackSelection(host: url.host, port: url.port, fallbacks: route.fallbacks) {
             service.isCoolingDown($0, now: .now())
         }
-        for label in selection.skipped { trace(attempt, .coolingDown(target: label)) }
+        for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
         // The selection always holds at least the URL's own host; `last` is set before the loop can end.
         var last: CourierError?
         for target in selection.candidates {
@@ -432,13 +431,13 @@ struct LoadHop: ~Copyable {
                 return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
             }
             tried.append(target.label)
-            trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
+            execution.trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
                 method: method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
                 body: bodyStream.map { .stream($0.makeStream()) } ?? body.map { .bytes($0) } ?? .none,
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
-            trace.decorate(&outgoing, route: route)
+            execution.trace.decorate(&outgoing, route: route)
             // Only an https URL's connection is keyed and built with TLS settings.
             if route.serviceName != nil, url.scheme == "https" { outgoing.tlsOverlay = route.tls }
             do {
@@ -450,7 +449,7 @@ struct LoadHop: ~Copyable {
             } catch {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
-                trace(attempt, .unreachable(target: target.label, error: error))
+                execution.trace(attempt, .unreachable(target: target.label, error: error))
                 service.markFailed(target.label, now: .now())
             }
         }
@@ -495,7 +494,7 @@ struct LoadHop: ~Copyable {
                 if let kept {
                     await store(answer.exchange.head, body: kept, over: found)
                 } else {
-                    trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
+                    execution.trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
                 }
             }
         case .failure(let error):
@@ -525,7 +524,7 @@ struct LoadHop: ~Copyable {
             method: method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
             headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found?.lookup
         )
-        trace(machine.attempt, .cache(event))
+        execution.trace(machine.attempt, .cache(event))
     }
 
     /// Drops the 304 (`notModified`)'s body and freshens the stored response with it: the stored response as the
@@ -546,7 +545,7 @@ struct LoadHop: ~Copyable {
             freshened.stored = fresh
             return LoadStored(freshened)
         } catch {
-            trace(machine.attempt, .cache(.failed(error: error)))
+            execution.trace(machine.attempt, .cache(.failed(error: error)))
             return stored
         }
     }
@@ -566,7 +565,7 @@ struct LoadHop: ~Copyable {
         case .stale(let why): (event, cacheStatus) = (.stale(why: why), .stale)
         case .revalidated: (event, cacheStatus) = (.revalidated, .revalidated)
         }
-        trace(machine.attempt, .cache(event))
+        execution.trace(machine.attempt, .cache(event))
         // A hit or a stale answer is as old as the lookup found it; a revalidated one was just freshened.
         let fields = stage?.answerHeaders(stored, age: kind == .revalidated ? nil : lookup.freshness.currentAge) ?? stored.headers
         let body = method == .head ? [] : stored.body
