@@ -17,12 +17,13 @@ internal import CourierTransport
 struct LoadHop: ~Copyable {
     typealias Machine = LoadStateMachine<LoadAnswer, LoadStored, RedirectFollower.Hop, CourierError>
 
-    /// How a hop ends: with the answer (``takeAnswer()`` hands it over), or with the next request to load.
+    /// How a hop ends: with the answer, or with the next request to load.
     enum Outcome {
-        case answer
-        case redirect(RedirectFollower.Hop)
+        case answer(Response)
+        indirect case redirect(RedirectFollower.Hop)
     }
 
+    // The state the cache stage's steps also read and change (`LoadHop+Cache.swift`) is not `private`.
     let execution: RequestExecution
     /// A redirect's request; nil for the first hop, whose request is the caller's, read from the execution where
     /// it already is (a copy of a request is a reference count per field, and then its release).
@@ -31,33 +32,30 @@ struct LoadHop: ~Copyable {
     let route: Route
     /// The load's one deadline, the same for every hop.
     let deadline: Deadline
-    private var machine: Machine
-    private let stage: CacheStage?
+    var machine: Machine
+    let stage: CacheStage?
     /// What the next attempt sends: the caller's fields (and an idempotency key), made conditional on a stored
     /// response while it is revalidated; and, with a cache stage only, the caller's fields to go back to.
-    private var headers: HTTPHeaders
+    var headers: HTTPHeaders
     private let callerHeaders: HTTPHeaders
     private var authoriser: AuthoriserSlot?
     /// The current attempt's request as its authoriser returned it (nil: the route has no authoriser).
     private var authorised: AuthorisationRequest?
     /// The authoriser's refresh count when the current attempt was authorised.
     private var seenEpoch = 0
-    private var cacheStatus: CacheStatus?
+    var cacheStatus: CacheStatus?
     /// The fields the current attempt sent, and when it was sent and answered (wall clock), for the cache stage
     /// only (without one they are not kept).
-    private var sentHeaders = HTTPHeaders()
-    private var sentAt = 0.0
-    private var answeredAt = 0.0
+    var sentHeaders = HTTPHeaders()
+    var sentAt = 0.0
+    var answeredAt = 0.0
     /// When the current attempt asked the rate limiter, and when the machine last decided on a response or a
     /// failure (the instant its retry delays count from).
     private var arrived: Deadline
     private var decidedAt: Deadline
-    private var timeline: ResponseTimeline
-    private var tried: [String] = []
+    var timeline: ResponseTimeline
+    var tried: [String] = []
     private var random = SystemRandomNumberGenerator()
-    /// The answer, kept here from where it is made until ``takeAnswer()``: a response is hundreds of bytes, and
-    /// returned through each async function on the way it was moved at every step.
-    private var answered: Response?
     /// The route's service name and retry budget, read once: each read through the route copies its retry
     /// policy or its name.
     private let serviceName: String
@@ -123,12 +121,12 @@ struct LoadHop: ~Copyable {
     var request: Request { redirected ?? execution.request }
 
     // The fields of the hop's request the hop reads, each without a copy of the whole request.
-    private var method: HTTPMethod { redirected?.method ?? execution.request.method }
-    private var requestURL: String { redirected?.url ?? execution.request.url }
+    var method: HTTPMethod { redirected?.method ?? execution.request.method }
+    var requestURL: String { redirected?.url ?? execution.request.url }
     private var requestHeaders: HTTPHeaders { redirected?.headers ?? execution.request.headers }
     private var body: [UInt8]? { redirected != nil ? redirected?.body : execution.request.body }
     private var bodyStream: RequestBodyStream? { redirected != nil ? redirected?.bodyStream : execution.request.bodyStream }
-    private var userInfo: [String: String] { redirected?.userInfo ?? execution.request.userInfo }
+    var userInfo: [String: String] { redirected?.userInfo ?? execution.request.userInfo }
 
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
     @inline(never)
@@ -156,8 +154,7 @@ struct LoadHop: ~Copyable {
                 execution.revalidateInBackground(request, recordKey: stored.lookup.recordKey)
 
             case .deliverStored(let stored, let kind):
-                try await answer(stored, as: kind, &counters)
-                return .answer
+                return .answer(try await answer(stored, as: kind, &counters))
 
             case .freshenStored(let stored, let notModified):
                 actions += machine.freshened(await freshen(stored, from: notModified, &counters))
@@ -169,8 +166,7 @@ struct LoadHop: ~Copyable {
                 throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: requestURL)
 
             case .answerUnsatisfiable:
-                answerUnsatisfiable()
-                return .answer
+                return .answer(answerUnsatisfiable())
 
             case .admit:
                 arrived = .now()
@@ -236,11 +232,11 @@ struct LoadHop: ~Copyable {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                // The response is kept in `self.answer`; a body that broke off goes back to the machine.
-                if let error = await read(answer, storing: store, over: found, &counters) {
+                do {
+                    return .answer(try await read(answer, storing: store, over: found, &counters))
+                } catch {
+                    // A body that broke off goes back to the machine.
                     actions += failed(error, &counters, handedOver: execution.events != nil)
-                } else {
-                    return .answer
                 }
 
             case .fail(let error):
@@ -253,14 +249,6 @@ struct LoadHop: ~Copyable {
         // The machine always ends with an answer or a failure; an owner's fault that stops it is reported, not
         // hung on.
         throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: requestURL)
-    }
-
-    /// Hands over the answer of a hop that ended with ``Outcome/answer``.
-    mutating func takeAnswer() -> Response {
-        guard let answer = answered.take() else {
-            preconditionFailure("LoadHop: takeAnswer() without an answer")
-        }
-        return answer
     }
 
     // MARK: - Steps
@@ -295,41 +283,6 @@ struct LoadHop: ~Copyable {
             throw error
         }
         return machine.responseArrived(answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random)
-    }
-
-    /// Looks the request up in the cache stage: what is stored for it, judged (nil: nothing, or the cache failed).
-    @inline(never)
-    nonisolated(nonsending) private func lookUp() async -> (LoadCacheFinding, LoadStored)? {
-        guard let stage else { return nil }
-        do {
-            guard let (lookup, finding) = try await stage.lookUp(
-                method: method, url: url, headers: headers, revalidating: execution.revalidation
-            ) else { return nil }
-            return (finding, LoadStored(lookup))
-        } catch {
-            execution.trace(0, .cache(.failed(error: error)))
-            return nil
-        }
-    }
-
-    /// Invalidates the stored responses of the URL with an unsafe method's response.
-    @inline(never)
-    nonisolated(nonsending) private func invalidate(with answer: LoadAnswer) async {
-        let head = answer.exchange.head
-        if let stage, let event = await stage.invalidate(method: method, url: url, status: head.status, headers: head.headers) {
-            execution.trace(machine.attempt, .cache(event))
-        }
-    }
-
-    /// RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored: the answer is a 504.
-    @inline(never)
-    private mutating func answerUnsatisfiable() {
-        timeline.doneAt = .now()
-        answered = Response(
-            status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
-            retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
-            userInfo: userInfo, cache: cacheStatus
-        )
     }
 
     @inline(never)
@@ -456,28 +409,22 @@ struct LoadHop: ~Copyable {
         return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))
     }
 
-    /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes), keeps the response in
-    /// ``answered`` and stores it when the machine said so and RFC 9111 allows; returns the failure of a body that
-    /// broke off, nil when the response is kept.
+    /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
+    /// machine said so and RFC 9111 allows: the response, or the failure of a body that broke off.
     /// `storing`: whether to store it, over `found`, the stored response found (if any). The stored response is
     /// passed boxed and opened only to store: a cache lookup is hundreds of bytes, and every optional copy of it
     /// was a slot in this function's frame.
     @inline(never)
     nonisolated(nonsending) private mutating func read(
         _ answer: LoadAnswer, storing: Bool, over found: LoadStored?, _ counters: inout RequestExecution.Counters
-    ) async -> CourierError? {
+    ) async throws(CourierError) -> Response {
         if let events = execution.events {
-            return await stream(answer, to: events, storing: storing, over: found, &counters)
+            return try await stream(answer, to: events, storing: storing, over: found, &counters)
         }
-        do {
-            let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
-            counters.count(whole.metrics)
-            if storing { await store(whole.head, body: whole.body, over: found) }
-            keepResponse(whole.head, body: whole.body, url: whole.url, counters)
-            return nil
-        } catch {
-            return error
-        }
+        let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
+        counters.count(whole.metrics)
+        if storing { await store(whole.head, body: whole.body, over: found) }
+        return response(whole.head, body: whole.body, url: whole.url, counters)
     }
 
     /// ``read(_:storing:over:_:)`` for a stream's consumer, who gets the body chunk by chunk.
@@ -485,30 +432,27 @@ struct LoadHop: ~Copyable {
     nonisolated(nonsending) private mutating func stream(
         _ answer: LoadAnswer, to events: LoadChannel, storing: Bool, over found: LoadStored?,
         _ counters: inout RequestExecution.Counters
-    ) async -> CourierError? {
+    ) async throws(CourierError) -> Response {
         let limit = storing ? stage?.streamedBodyLimit : nil
-        switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit) {
-        case .success(let (final, kept)):
-            counters.count(final)
-            if let limit {
-                if let kept {
-                    await store(answer.exchange.head, body: kept, over: found)
-                } else {
-                    execution.trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
-                }
+        let (final, kept) = try await events.deliver(
+            service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit
+        ).get()
+        counters.count(final)
+        if let limit {
+            if let kept {
+                await store(answer.exchange.head, body: kept, over: found)
+            } else {
+                execution.trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
             }
-        case .failure(let error):
-            return error
         }
         // The consumer has the body.
-        keepResponse(answer.exchange.head, body: [], url: answer.exchange.url, counters)
-        return nil
+        return response(answer.exchange.head, body: [], url: answer.exchange.url, counters)
     }
 
-    /// Keeps the answer from the network, read (its body, unless a stream's consumer has it), as ``answered``.
-    private mutating func keepResponse(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) {
+    /// The answer from the network, read (its body, unless a stream's consumer has it).
+    private mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
         timeline.doneAt = .now()
-        answered = Response(
+        return Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
@@ -516,69 +460,4 @@ struct LoadHop: ~Copyable {
         )
     }
 
-    /// Stores an answer whose body is `body` over the stored response found (if any), when RFC 9111 allows.
-    @inline(never)
-    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], over found: LoadStored?) async {
-        guard let stage else { return }
-        let event = await stage.store(
-            method: method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
-            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found?.lookup
-        )
-        execution.trace(machine.attempt, .cache(event))
-    }
-
-    /// Drops the 304 (`notModified`)'s body and freshens the stored response with it: the stored response as the
-    /// 304 freshens it; as it was when the record could not be rewritten (it still answers); nil when the 304 does
-    /// not match it.
-    @inline(never)
-    nonisolated(nonsending) private func freshen(
-        _ stored: LoadStored, from notModified: LoadAnswer, _ counters: inout RequestExecution.Counters
-    ) async -> LoadStored? {
-        counters.count(await notModified.drain())
-        let lookup = stored.lookup
-        guard let stage else { return stored }
-        do {
-            guard let fresh = try await stage.freshen(
-                lookup, headers: notModified.exchange.headers, requestTime: sentAt, responseTime: answeredAt
-            ) else { return nil }
-            var freshened = lookup
-            freshened.stored = fresh
-            return LoadStored(freshened)
-        } catch {
-            execution.trace(machine.attempt, .cache(.failed(error: error)))
-            return stored
-        }
-    }
-
-    /// Answers from a stored response (fresh, stale or revalidated), to the caller or its stream: kept as
-    /// ``answered``.
-    @inline(never)
-    nonisolated(nonsending) private mutating func answer(
-        _ found: LoadStored, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
-    ) async throws(CourierError) {
-        let lookup = found.lookup
-        counters.status = lookup.stored.status
-        let stored = lookup.stored
-        let event: CacheEvent
-        switch kind {
-        case .hit: (event, cacheStatus) = (.hit, .hit)
-        case .stale(let why): (event, cacheStatus) = (.stale(why: why), .stale)
-        case .revalidated: (event, cacheStatus) = (.revalidated, .revalidated)
-        }
-        execution.trace(machine.attempt, .cache(event))
-        // A hit or a stale answer is as old as the lookup found it; a revalidated one was just freshened.
-        let fields = stage?.answerHeaders(stored, age: kind == .revalidated ? nil : lookup.freshness.currentAge) ?? stored.headers
-        let body = method == .head ? [] : stored.body
-        // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
-        let answerURL = stored.url == requestURL ? url : HTTPURL(stored.url) ?? url
-        let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
-        try await execution.events?.deliverStored(head, body: body)
-        timeline.doneAt = .now()
-        answered = Response(
-            status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
-            attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
-            bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: userInfo, cache: cacheStatus
-        )
-    }
 }

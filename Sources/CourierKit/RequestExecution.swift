@@ -189,8 +189,8 @@ final class RequestExecution: Sendable {
         var hop = try LoadHop(self, request: request, redirected: false, url: url, route: route, deadline: nil)
         while true {
             switch try await hop.run(&counters, &follower) {
-            case .answer:
-                return hop.takeAnswer()
+            case .answer(let response):
+                return response
             case .redirect(let next):
                 var request = hop.request
                 request.url = next.url.description
