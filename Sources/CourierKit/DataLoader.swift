@@ -15,10 +15,12 @@ public final class DataLoader: Sendable {
 
     init(factory: DataLoaderFactory) {
         self.factory = factory
+        factory.service.loads.register(tracker)
     }
 
     deinit {
         tracker.cancelAll(close: true)
+        factory.service.loads.unregister(tracker)
     }
 
     /// Loads a request and returns its response (any status, after the route's retries).
@@ -35,7 +37,7 @@ public final class DataLoader: Sendable {
     ///   `timeout`), transport failures after the retries (`resolve`, `connect`, `timeout`, `protocol`, …) and
     ///   cancellation (`cancelled`, at once).
     public func load(_ request: Request) async throws(CourierError) -> Response {
-        try await tracker.run(execution(request)).get()
+        try await tracker.run(execution(request))
     }
 
     /// Starts a request and calls `completion` exactly once with its result (on a task of the loader's). The

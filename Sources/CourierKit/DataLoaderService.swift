@@ -41,11 +41,17 @@ public final class DataLoaderService: Sendable {
     /// The configuration's wall clock, in seconds (what the cache stage, Retry-After dates and the authorisers read).
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
-    private let limiter = Mutex(RateLimiterStateMachine())
-    private let budgets = Mutex<[String: RetryBudgetStateMachine]>([:])
+    /// The rate limiter and the retry budgets, under one lock: an attempt's admission asks both at once.
+    private let limits = Mutex(SharedLimits())
     private let cooldowns: Mutex<FallbackCooldownTable>
+    /// Whether any connect target is cooling down: nearly never, so an attempt that worked asks this, not the lock.
+    private let anyCoolingDown = Atomic<Bool>(false)
     private let observers = Mutex<[@Sendable (Consumption) -> Void]>([])
     private let tracers = Mutex<[@Sendable (LoaderEvent) -> Void]>([])
+    /// How many observers of each kind were added (they are never removed): most services have none, and every
+    /// load asks, so the answer "none" takes no lock.
+    private let observerCount = Atomic<Int>(0)
+    private let tracerCount = Atomic<Int>(0)
     private let requestCount = Atomic<UInt64>(0)
     /// Concurrent loads of the same cacheable request share one exchange (across the service's factories only
     /// when the request carries no credentials of a factory's user).
@@ -168,12 +174,14 @@ public final class DataLoaderService: Sendable {
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).
     public func addConsumptionObserver(_ observer: @escaping @Sendable (Consumption) -> Void) {
         observers.withLock { $0.append(observer) }
+        observerCount.add(1, ordering: .releasing)
     }
 
     /// Adds an observer called with every decision the loader makes (``LoaderEvent``), as it makes it, on the
     /// request's task: keep it quick. Events of one request arrive in order.
     public func addTraceObserver(_ observer: @escaping @Sendable (LoaderEvent) -> Void) {
         tracers.withLock { $0.append(observer) }
+        tracerCount.add(1, ordering: .releasing)
     }
 
     // MARK: - For the loaders
@@ -182,60 +190,97 @@ public final class DataLoaderService: Sendable {
     /// instrumentation (called on the task that asked for the load, whose trace context is the span's parent).
     func makeTracer(for request: Request) -> LoaderTracer {
         let number = requestCount.add(1, ordering: .relaxed).newValue
+        let observers = tracerCount.load(ordering: .acquiring) == 0 ? [] : tracers.withLock { $0 }
         return LoaderTracer(
-            request: number, url: request.url, observers: tracers.withLock { $0 },
+            request: number, url: request.url, observers: observers,
             instrumentation: instruments.begin(request: number, url: request.url, method: request.method, logger: request.logger)
         )
     }
 
     /// Hands `consumption` to the consumption observers; made only when there are some.
     func report(_ consumption: @autoclosure () -> Consumption) {
+        guard observerCount.load(ordering: .acquiring) > 0 else { return }
         let observers = observers.withLock { $0 }
-        guard !observers.isEmpty else { return }
         let made = consumption()
         for observer in observers { observer(made) }
     }
 
-    /// Reserves a rate-limit slot for `key`; returns when the request may go.
-    func admit(key: EndpointKey, limit: RateLimit?, now: Deadline) -> Deadline {
-        limiter.withLock { $0.admit(key: key.description, limit: limit, now: now) }
+    /// Admits an attempt: reserves a rate-limit slot for `key` and, for a request's first attempt on a route with
+    /// a retry budget (`budget` not nil), counts the request in the budget of its `service`; returns when the
+    /// attempt may go. One lock for both, the one every attempt of every load takes.
+    @inline(never)
+    func admit(key: EndpointKey, limit: RateLimit?, now: Deadline, service: String, budget: RetryPolicy.Budget?) -> Deadline {
+        let key = key.description
+        return limits.withLock { $0.admit(key: key, limit: limit, now: now, service: service, budget: budget, origin: origin) }
     }
 
     /// Pauses `key` until `until` (a Retry-After).
     func pause(key: EndpointKey, until: Deadline) {
-        limiter.withLock { $0.pause(key: key.description, until: until) }
+        limits.withLock { $0.limiter.pause(key: key.description, until: until) }
     }
 
     /// The instant `key` is paused until, if any (for Courier's tests: no part of the public API).
     package func pausedUntil(_ key: EndpointKey) -> ContinuousClock.Instant? {
-        limiter.withLock { $0.pausedUntil(key: key.description) }
-    }
-
-    func recordRequest(service: String, budget: RetryPolicy.Budget?, now: Deadline) {
-        guard let budget else { return }
-        // Changed in place: a copy taken out of the table and put back would copy its bucket arrays.
-        budgets.withLock { table in
-            table[service, default: RetryBudgetStateMachine(budget: budget, origin: origin)].recordRequest(now: now)
-        }
+        limits.withLock { $0.limiter.pausedUntil(key: key.description) }
     }
 
     /// Asks the service's budget for one retry (always yes when the route has no budget).
     func tryRetry(service: String, budget: RetryPolicy.Budget?, now: Deadline) -> Bool {
         guard let budget else { return true }
-        return budgets.withLock { table in
-            table[service, default: RetryBudgetStateMachine(budget: budget, origin: origin)].tryRetry(now: now)
-        }
+        return limits.withLock { $0.tryRetry(service: service, budget: budget, now: now, origin: origin) }
     }
 
     func isCoolingDown(_ target: String, now: Deadline) -> Bool {
-        cooldowns.withLock { $0.isCoolingDown(target, now: now) }
+        guard anyCoolingDown.load(ordering: .acquiring) else { return false }
+        return cooldowns.withLock { $0.isCoolingDown(target, now: now) }
     }
 
     func markFailed(_ target: String, now: Deadline) {
-        cooldowns.withLock { $0.markFailed(target, now: now) }
+        cooldowns.withLock { table in
+            table.markFailed(target, now: now)
+            anyCoolingDown.store(true, ordering: .releasing)
+        }
     }
 
     func markWorking(_ target: String) {
-        cooldowns.withLock { $0.markWorking(target) }
+        guard anyCoolingDown.load(ordering: .acquiring) else { return }
+        cooldowns.withLock { table in
+            table.markWorking(target)
+            anyCoolingDown.store(!table.isEmpty, ordering: .releasing)
+        }
+    }
+}
+
+/// The service's rate limiter and retry budgets (one per service name), kept under one lock.
+private struct SharedLimits {
+    var limiter = RateLimiterStateMachine()
+    var budgets: [String: RetryBudgetStateMachine] = [:]
+
+    /// See ``DataLoaderService/admit(key:limit:now:service:budget:)``; `origin` is where the budgets' windows start.
+    mutating func admit(
+        key: String, limit: RateLimit?, now: Deadline, service: String, budget: RetryPolicy.Budget?, origin: Deadline
+    ) -> Deadline {
+        if let budget {
+            withBudget(of: service, budget, origin: origin) { $0.recordRequest(now: now) }
+        }
+        return limiter.admit(key: key, limit: limit, now: now)
+    }
+
+    /// Asks `service`'s budget for one retry.
+    mutating func tryRetry(service: String, budget: RetryPolicy.Budget, now: Deadline, origin: Deadline) -> Bool {
+        withBudget(of: service, budget, origin: origin) { $0.tryRetry(now: now) }
+    }
+
+    /// Changes `service`'s budget in place (made on first use): a copy taken out of the table and put back would
+    /// copy its bucket arrays, and `budgets[service, default: …]` hands its default to the dictionary's accessor
+    /// coroutine, whose frame then holds that closure on the heap (two `malloc`s per load).
+    private mutating func withBudget<R>(
+        of service: String, _ budget: RetryPolicy.Budget, origin: Deadline, _ body: (inout RetryBudgetStateMachine) -> R
+    ) -> R {
+        if let index = budgets.index(forKey: service) { return body(&budgets.values[index]) }
+        var fresh = RetryBudgetStateMachine(budget: budget, origin: origin)
+        let result = body(&fresh)
+        budgets[service] = fresh
+        return result
     }
 }

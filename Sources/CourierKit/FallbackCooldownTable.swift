@@ -21,6 +21,10 @@ struct FallbackCooldownTable: Sendable {
         failedUntil[target] = nil
     }
 
+    /// Whether no target failed, or every one that did has worked since (an expired cool-down still counts until
+    /// the target works again or the table is swept).
+    var isEmpty: Bool { failedUntil.isEmpty }
+
     /// Whether `target` is cooling down at `now`.
     func isCoolingDown(_ target: String, now: Deadline) -> Bool {
         guard !failedUntil.isEmpty, let until = failedUntil[target] else { return false }

@@ -10,28 +10,43 @@ struct FallbackSelection: Equatable {
         var label: String
     }
 
+    /// The targets to try, in order: the first held inline, the others (only with fallbacks) in an array, so that
+    /// a route without fallbacks, the usual one, selects its lone target without allocating.
+    struct Candidates: RandomAccessCollection, Equatable {
+        let first: Target
+        let others: [Target]
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { 1 + others.count }
+        subscript(position: Int) -> Target { position == 0 ? first : others[position - 1] }
+    }
+
     /// What to try, in order.
-    let candidates: [Target]
+    let candidates: Candidates
     /// The labels left out because they are cooling down (for the trace).
     let skipped: [String]
 
     init(host: String, port: Int, fallbacks: [HostAddress], isCoolingDown: (String) -> Bool) {
+        let own = Target(address: nil, label: HostAddress.label(host: host, port: port))
+        // A lone target is tried whether or not it is cooling down: nothing to filter (the usual case).
+        guard !fallbacks.isEmpty else {
+            (candidates, skipped) = (Candidates(first: own, others: []), [])
+            return
+        }
         var all: [Target] = []
         all.reserveCapacity(1 + fallbacks.count)
-        all.append(Target(address: nil, label: HostAddress.label(host: host, port: port)))
+        all.append(own)
         for fallback in fallbacks {
             all.append(Target(address: fallback, label: HostAddress.label(host: fallback.host, port: fallback.port ?? port)))
         }
-        // A lone target is tried whether or not it is cooling down: nothing to filter (the usual case).
-        guard all.count > 1 else {
-            (candidates, skipped) = (all, [])
-            return
-        }
         let warm = all.filter { !isCoolingDown($0.label) }
         if warm.isEmpty || warm.count == all.count {
-            (candidates, skipped) = (all, [])
+            (candidates, skipped) = (Candidates(first: own, others: Array(all.dropFirst())), [])
         } else {
-            (candidates, skipped) = (warm, all.filter { target in !warm.contains(target) }.map(\.label))
+            (candidates, skipped) = (
+                Candidates(first: warm[0], others: Array(warm.dropFirst())),
+                all.filter { target in !warm.contains(target) }.map(\.label)
+            )
         }
     }
 }

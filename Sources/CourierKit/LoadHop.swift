@@ -8,63 +8,82 @@ internal import CourierTransport
 /// machine's actions carry what they act on (the response, the stored response, the next hop, the failure), so
 /// nothing here guards state the machine holds.
 ///
-/// A class, not a struct: its state lives across the load's suspension points, and a struct that large is copied
-/// whole (through its value witnesses) in and out of the async frames; an object is referenced.
-final class LoadHop {
+/// A noncopyable struct, held in the async frame of the execution that runs it and changed in place by its
+/// mutating methods: its state lives across the load's suspension points, and a copyable struct that large was
+/// copied whole in and out of the async frames, while an object (as it was) cost a `malloc` and a `free` per hop,
+/// a dynamic exclusivity check per access to its state, and, with 64 loads in flight, cache lines of its own
+/// apart from the load's frames. Noncopyable, it is never copied, and it sits in the frame memory the load's
+/// task uses anyway.
+struct LoadHop: ~Copyable {
     typealias Machine = LoadStateMachine<LoadAnswer, LoadStored, RedirectFollower.Hop, CourierError>
 
     /// How a hop ends: with the answer, or with the next request to load.
     enum Outcome {
         case answer(Response)
-        case redirect(RedirectFollower.Hop)
+        indirect case redirect(RedirectFollower.Hop)
     }
 
+    // The state the cache stage's steps also read and change (`LoadHop+Cache.swift`) is not `private`.
     let execution: RequestExecution
-    let request: Request
+    /// A redirect's request; nil for the first hop, whose request is the caller's, read from the execution where
+    /// it already is (a copy of a request is a reference count per field, and then its release).
+    private let redirected: Request?
     let url: HTTPURL
     let route: Route
     /// The load's one deadline, the same for every hop.
     let deadline: Deadline
-    private var machine: Machine
-    private let stage: CacheStage?
-    /// The caller's fields (and an idempotency key), and what the next attempt sends: made conditional on a
-    /// stored response while it is revalidated.
+    var machine: Machine
+    let stage: CacheStage?
+    /// What the next attempt sends: the caller's fields (and an idempotency key), made conditional on a stored
+    /// response while it is revalidated; and, with a cache stage only, the caller's fields to go back to.
+    var headers: HTTPHeaders
     private let callerHeaders: HTTPHeaders
-    private var headers: HTTPHeaders
     private var authoriser: AuthoriserSlot?
     /// The current attempt's request as its authoriser returned it (nil: the route has no authoriser).
     private var authorised: AuthorisationRequest?
     /// The authoriser's refresh count when the current attempt was authorised.
     private var seenEpoch = 0
-    private var cacheStatus: CacheStatus?
-    /// The fields the current attempt sent, and when it was sent and answered (wall clock, for the cache).
-    private var sentHeaders: HTTPHeaders
-    private var sentAt = 0.0
-    private var answeredAt = 0.0
+    var cacheStatus: CacheStatus?
+    /// The fields the current attempt sent, and when it was sent and answered (wall clock), for the cache stage
+    /// only (without one they are not kept).
+    var sentHeaders = HTTPHeaders()
+    var sentAt = 0.0
+    var answeredAt = 0.0
     /// When the current attempt asked the rate limiter, and when the machine last decided on a response or a
     /// failure (the instant its retry delays count from).
     private var arrived: Deadline
     private var decidedAt: Deadline
-    private var timeline: ResponseTimeline
-    private var tried: [String] = []
+    var timeline: ResponseTimeline
+    var tried: [String] = []
     private var random = SystemRandomNumberGenerator()
+    /// The route's service name and retry budget, read once: each read through the route copies its retry
+    /// policy or its name.
+    private let serviceName: String
+    private let budget: RetryPolicy.Budget?
+    private let hasAuthoriser: Bool
     /// Whether this hop has counted as a request in the service's retry budget (when its first attempt goes out:
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
 
     private let service: DataLoaderService
-    private let trace: LoaderTracer
 
-    init(_ execution: RequestExecution, request: Request, url: HTTPURL, route: Route, deadline: Deadline?) throws(CourierError) {
+    /// A hop for `request` (the execution's own for the first hop, not kept: `redirected` says whether to keep it)
+    /// to `url`, its URL parsed, on `route`; `deadline` is the load's, once the first hop has made it.
+    ///
+    /// Out of line: inlined into the async function that makes the hop, its temporaries would be slots in that
+    /// function's frame.
+    @inline(never)
+    init(
+        _ execution: RequestExecution, request: borrowing Request, redirected: Bool, url: consuming HTTPURL,
+        route: consuming Route, deadline: Deadline?
+    ) throws(CourierError) {
         self.execution = execution
         self.service = execution.factory.service
-        self.trace = execution.trace
-        self.request = request
-        self.url = url
-        self.route = route
+        self.redirected = redirected ? copy request : nil
         let queued = execution.queued
         self.deadline = deadline ?? queued + (request.timeout ?? route.timeouts.total)
-        if let instance = route.authoriser, url.scheme != "https", !instance.allowPlainHTTP {
+        let authoriser = route.authoriser
+        if let instance = authoriser, url.scheme != "https", !instance.allowPlainHTTP {
             throw CourierError(
                 .policy,
                 "authoriser '\(instance.name)' does not send credentials over plain http (the policy can set allow-plain-http: true)",
@@ -73,102 +92,100 @@ final class LoadHop {
         }
         var headers = request.headers
         let retry = route.retry
+        self.serviceName = route.serviceName ?? ""
+        self.budget = retry.budget
+        self.hasAuthoriser = authoriser != nil
         if !request.method.isIdempotent, route.retriesAllowed, let keyHeader = retry.idempotencyKeyHeader, !headers.contains(keyHeader) {
             // One key for the whole request: every attempt carries it, so the server can tell a retry from a new
             // request.
             headers.add(name: keyHeader, value: RequestExecution.makeIdempotencyKey())
         }
-        (self.callerHeaders, self.headers, self.sentHeaders) = (headers, headers, headers)
         let (stage, cacheRole) = execution.cacheStage(of: request, route: route)
+        // Each copy of the fields is two references more to count, and only the cache stage reads the others.
+        (self.headers, self.callerHeaders) = (headers, stage == nil ? HTTPHeaders() : headers)
         self.stage = stage
         self.cacheStatus = stage == nil ? nil : .miss
         (self.arrived, self.decidedAt) = (queued, queued)
         self.timeline = ResponseTimeline(queued: queued)
         self.machine = Machine(
             retry: retry, maxAttempts: max(1, request.maxAttempts ?? retry.maxAttempts), retriesAllowed: route.retriesAllowed,
-            deadline: self.deadline, hasAuthoriser: route.authoriser != nil, cache: cacheRole,
+            deadline: self.deadline, hasAuthoriser: authoriser != nil, cache: cacheRole,
             offline: execution.factory.isOffline
         )
+        // Last: moved, where stored earlier they would have been copied for the reads above.
+        self.url = url
+        self.route = route
     }
 
+    /// The hop's request, whole (a copy: for the rare uses that need all of it, such as a redirect's next request).
+    var request: Request { redirected ?? execution.request }
+
+    // The fields of the hop's request the hop reads, each without a copy of the whole request.
+    var method: HTTPMethod { redirected?.method ?? execution.request.method }
+    var requestURL: String { redirected?.url ?? execution.request.url }
+    private var requestHeaders: HTTPHeaders { redirected?.headers ?? execution.request.headers }
+    private var body: [UInt8]? { redirected != nil ? redirected?.body : execution.request.body }
+    private var bodyStream: RequestBodyStream? { redirected != nil ? redirected?.bodyStream : execution.request.bodyStream }
+    var userInfo: [String: String] { redirected?.userInfo ?? execution.request.userInfo }
+
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
-    nonisolated(nonsending) func run(
+    @inline(never)
+    nonisolated(nonsending) mutating func run(
         _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
     ) async throws(CourierError) -> Outcome {
         var actions = machine.start()
-        while !actions.isEmpty {
-            switch actions.removeFirst() {
+        while let action = actions.popFirst() {
+            switch action {
             case .lookUpCache:
-                var found: (LoadCacheFinding, LoadStored)?
-                do throws(CourierError) {
-                    if let stage, let (lookup, finding) = try await stage.lookUp(
-                        method: request.method, url: url, headers: headers, revalidating: execution.revalidation
-                    ) {
-                        found = (finding, LoadStored(lookup))
-                    }
-                } catch {
-                    trace(0, .cache(.failed(error: error)))
-                }
-                actions += machine.cacheLookedUp(found)
+                actions += machine.cacheLookedUp(await lookUp())
 
             case .cacheMiss:
-                trace(machine.attempt, .cache(.miss))
+                execution.trace(machine.attempt, .cache(.miss))
 
             case .revalidate(let stored):
-                trace(machine.attempt, .cache(.revalidating))
+                execution.trace(machine.attempt, .cache(.revalidating))
                 headers = stored.lookup.conditionalHeaders
 
             case .dropConditions:
-                trace(machine.attempt, .cache(.miss))
+                execution.trace(machine.attempt, .cache(.miss))
                 headers = callerHeaders
 
             case .revalidateInBackground(let stored):
                 execution.revalidateInBackground(request, recordKey: stored.lookup.recordKey)
 
             case .deliverStored(let stored, let kind):
-                return .answer(try await answer(stored.lookup, as: kind, &counters))
+                return .answer(try await answer(stored, as: kind, &counters))
 
             case .freshenStored(let stored, let notModified):
-                counters.count(await notModified.drain())
-                actions += machine.freshened(await freshen(stored.lookup, from: notModified.exchange).map(LoadStored.init))
+                actions += machine.freshened(await freshen(stored, from: notModified, &counters))
 
             case .invalidateStored(let answer):
-                let head = answer.exchange.head
-                if let stage, let event = await stage.invalidate(method: request.method, url: url, status: head.status, headers: head.headers) {
-                    trace(machine.attempt, .cache(event))
-                }
+                await invalidate(with: answer)
 
             case .failOffline:
-                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: request.url)
+                throw CourierError(.offline, "the loader is offline and nothing stored answers: no request is sent", url: requestURL)
 
             case .answerUnsatisfiable:
-                // RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored.
-                timeline.doneAt = .now()
-                return .answer(Response(
-                    status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
-                    retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
-                    userInfo: request.userInfo, cache: cacheStatus
-                ))
+                return .answer(answerUnsatisfiable())
 
             case .admit:
                 arrived = .now()
-                if !countedInBudget {
-                    countedInBudget = true
-                    service.recordRequest(service: route.serviceName ?? "", budget: route.retry.budget, now: arrived)
-                }
+                // The first attempt counts the request in its service's retry budget (a cache hit or an offline
+                // answer sends nothing and earns no retries).
+                let counting = countedInBudget ? nil : budget
+                countedInBudget = true
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
-                actions += machine.admitted(at: service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived), now: arrived)
+                let at = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived, service: serviceName, budget: counting)
+                actions += machine.admitted(at: at, now: arrived)
 
             case .waitForRateLimit(let until):
-                trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
-                try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.rateLimitWait += .now() - arrived
+                try await waitForRateLimit(until: until)
                 actions += machine.rateLimitWaited()
 
             case .failRateLimitPastDeadline:
                 throw CourierError(
-                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: request.url
+                    .timeout, "the rate limit for \(route.endpointKey) would hold the request past its deadline", url: requestURL
                 )
 
             case .authorise:
@@ -178,37 +195,19 @@ final class LoadHop {
             case .send(let attempt):
                 switch await send(attempt: attempt) {
                 case .success(let answer):
-                    let status = answer.exchange.head.status
-                    counters.status = status
-                    trace(attempt, .response(status: status))
-                    timeline.noteHead(answer.exchange.metrics)
-                    let requested = status >= 300
-                        ? answer.exchange.head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
-                    let redirect: RedirectFollower.Hop?
-                    do {
-                        redirect = try follower.next(
-                            status: status, location: answer.exchange.head.headers["location"], method: request.method, url: url,
-                            headers: request.headers, bodyReplayable: true
-                        )
-                    } catch {
-                        counters.count(answer.abandon())
-                        throw error
-                    }
-                    actions += machine.responseArrived(
-                        answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random
-                    )
+                    actions += try arrived(answer, attempt: attempt, &counters, &follower)
                 case .failure(let error):
                     actions += failed(error, &counters, handedOver: false)
                 }
 
             case .noteRetryAfter(let requested, let applied):
-                trace(machine.attempt, .retryAfter(requested: requested, applied: applied, key: route.endpointKey))
+                execution.trace(machine.attempt, .retryAfter(requested: requested, applied: applied, key: route.endpointKey))
 
             case .pauseEndpoint(let until):
                 service.pause(key: route.endpointKey, until: until)
 
             case .discard(let answer):
-                counters.count(await answer.drain())
+                counters.count(await drain(answer))
 
             case .refreshCredentials:
                 try await refreshCredentials()
@@ -217,19 +216,14 @@ final class LoadHop {
             case .proposeRetry:
                 let now = Deadline.now()
                 actions += machine.budget(
-                    granted: service.tryRetry(service: route.serviceName ?? "", budget: route.retry.budget, now: now), now: now
+                    granted: service.tryRetry(service: serviceName, budget: budget, now: now), now: now
                 )
 
             case .gaveUp(let reason, let why):
-                trace(machine.attempt, .givingUp(reason: reason, why: why.description))
+                execution.trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
             case .waitForRetry(let until, let reason):
-                // The back-off as decided, not what is left of it once the trace runs.
-                trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
-                try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
-                let before = Deadline.now()
-                try await RequestExecution.sleep(until: until, url: request.url)
-                timeline.backoffWait += .now() - before
+                try await waitForRetry(until: until, reason: reason)
                 actions += machine.retryWaited()
 
             case .followRedirect(let hop):
@@ -238,33 +232,92 @@ final class LoadHop {
                 return .redirect(hop)
 
             case .deliver(let answer, let store, let found):
-                switch await read(answer, storingOver: store ? .some(found?.lookup) : nil, &counters) {
-                case .success(let response): return .answer(response)
-                case .failure(let error): actions += failed(error, &counters, handedOver: execution.events != nil)
+                do {
+                    return .answer(try await read(answer, storing: store, over: found, &counters))
+                } catch {
+                    // A body that broke off goes back to the machine.
+                    actions += failed(error, &counters, handedOver: execution.events != nil)
                 }
 
             case .fail(let error):
                 if error.kind == .cancelled || CancellationScope.isCancelled {
-                    throw CourierError(.cancelled, "the request was cancelled", url: request.url, cause: error)
+                    throw CourierError(.cancelled, "the request was cancelled", url: requestURL, cause: error)
                 }
                 throw error
             }
         }
         // The machine always ends with an answer or a failure; an owner's fault that stops it is reported, not
         // hung on.
-        throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: request.url)
+        throw CourierError(.protocol, "the load stopped without an answer (an internal fault)", url: requestURL)
     }
 
     // MARK: - Steps
+    //
+    // Each step that waits is an async function of its own, never inlined into `run`: an async function's frame
+    // holds every local of everything inlined into it, and with the cache, authoriser and stream steps inlined
+    // `run`'s frame was 27 KB per load in flight (64 loads at once: 1.7 MB, far past the core's cache), most of it
+    // for steps a plain load never takes. Out of line, a step's frame exists only while it runs, and the steps of
+    // one load reuse the same memory one after another.
 
-    private func decided() -> Deadline {
+    /// The response head of attempt `attempt` arrived: noted, and told to the machine with what it asks for (a
+    /// Retry-After, a redirect to follow). Out of line too, though it does not wait: inlined, its temporaries (the
+    /// machine's, the redirect's) would be slots in `run`'s frame.
+    @inline(never)
+    private mutating func arrived(
+        _ answer: LoadAnswer, attempt: Int, _ counters: inout RequestExecution.Counters, _ follower: inout RedirectFollower
+    ) throws(CourierError) -> Machine.Actions {
+        let head = answer.exchange.head
+        let status = head.status
+        counters.status = status
+        execution.trace(attempt, .response(status: status))
+        timeline.noteHead(answer.exchange.metrics)
+        let requested = status >= 300 ? head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
+        let redirect: RedirectFollower.Hop?
+        do {
+            redirect = try follower.next(
+                status: status, location: head.headers["location"], method: method, url: url,
+                headers: requestHeaders, bodyReplayable: true
+            )
+        } catch {
+            counters.count(answer.abandon())
+            throw error
+        }
+        return machine.responseArrived(answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random)
+    }
+
+    @inline(never)
+    nonisolated(nonsending) private mutating func waitForRateLimit(until: Deadline) async throws(CourierError) {
+        execution.trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
+        try await RequestExecution.sleep(until: until, url: requestURL)
+        timeline.rateLimitWait += .now() - arrived
+    }
+
+    /// Tells a stream's consumer, then waits out the back-off.
+    @inline(never)
+    nonisolated(nonsending) private mutating func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
+        // The back-off as decided, not what is left of it once the trace runs.
+        execution.trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
+        try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
+        let before = Deadline.now()
+        try await RequestExecution.sleep(until: until, url: requestURL)
+        timeline.backoffWait += .now() - before
+    }
+
+    /// Reads and drops a response that is not the answer; its final figures.
+    @inline(never)
+    nonisolated(nonsending) private func drain(_ answer: LoadAnswer) async -> RequestMetrics {
+        await answer.drain()
+    }
+
+    private mutating func decided() -> Deadline {
         decidedAt = .now()
         return decidedAt
     }
 
     /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
-    private func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> [Machine.Action] {
-        trace.attemptFailed(error)
+    @inline(never)
+    private mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
+        execution.trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
         return machine.failed(
@@ -275,34 +328,36 @@ final class LoadHop {
     }
 
     /// Runs the route's authoriser on the attempt (made on first use; an offline load never makes it).
-    nonisolated(nonsending) private func authorise() async throws(CourierError) {
+    @inline(never)
+    nonisolated(nonsending) private mutating func authorise() async throws(CourierError) {
         guard let instance = route.authoriser else { return }
         let slot: AuthoriserSlot
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
         authoriser = slot
         let started = Deadline.now()
-        trace(machine.attempt, .authorising(authoriser: instance.name))
+        execution.trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
-            method: request.method, url: url, headers: headers, body: request.bodyStream == nil ? request.body : nil,
-            hasStreamedBody: request.bodyStream != nil
+            method: method, url: url, headers: headers, body: bodyStream == nil ? body : nil,
+            hasStreamedBody: bodyStream != nil
         )
         let made = try await slot.authorise(unauthorised, deadline: deadline)
         authorised = made
         timeline.authoriserWait += .now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
-            throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: request.url)
+            throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: requestURL)
         }
     }
 
     /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
-    nonisolated(nonsending) private func refreshCredentials() async throws(CourierError) {
+    @inline(never)
+    nonisolated(nonsending) private mutating func refreshCredentials() async throws(CourierError) {
         guard let authoriser, let authorised else { return }
         let started = Deadline.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
-        let (execution, trace) = (self.execution, self.trace)
+        let execution = self.execution
         try await authoriser.refresh(after: authorised, seen: seenEpoch, deadline: deadline) { role throws(CourierError) in
-            trace(attempt, .refreshing(authoriser: name, role: role))
+            execution.trace(attempt, .refreshing(authoriser: name, role: role))
             try await execution.announceRetry(attempt: attempt + 1, reason: "status 401 (credentials refreshed)")
         }
         timeline.authoriserWait += .now() - started
@@ -310,29 +365,32 @@ final class LoadHop {
 
     /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
     /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
-    nonisolated(nonsending) private func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
-        let (sendURL, sendHeaders) = authorised.map { ($0.url, $0.headers) } ?? (url, headers)
-        sentHeaders = sendHeaders
-        // The wall-clock instants are the cache's (RFC 9111's request and response times) only.
-        if stage != nil { sentAt = service.wallClock() }
+    @inline(never)
+    nonisolated(nonsending) private mutating func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
+        // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
+        // a route with an authoriser: reading an optional that large copies it whole).
+        let sendHeaders = hasAuthoriser ? authorised?.headers ?? headers : headers
+        // The fields and wall-clock instants are the cache's (RFC 9111's request and response times) only.
+        if stage != nil { (sentHeaders, sentAt) = (sendHeaders, service.wallClock()) }
         let service = self.service
         let selection = FallbackSelection(host: url.host, port: url.port, fallbacks: route.fallbacks) {
             service.isCoolingDown($0, now: .now())
         }
-        for label in selection.skipped { trace(attempt, .coolingDown(target: label)) }
+        for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
         // The selection always holds at least the URL's own host; `last` is set before the loop can end.
         var last: CourierError?
         for target in selection.candidates {
             guard Deadline.now() < deadline else {
-                return .failure(CourierError(.timeout, "the total deadline passed", url: request.url))
+                return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
             }
             tried.append(target.label)
-            trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
+            execution.trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
-                method: request.method, url: sendURL, headers: trace.outgoing(sendHeaders, url: sendURL, route: route),
-                body: request.bodyStream.map { .stream($0.makeStream()) } ?? request.body.map { .bytes($0) } ?? .none,
+                method: method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
+                body: bodyStream.map { .stream($0.makeStream()) } ?? body.map { .bytes($0) } ?? .none,
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
+            execution.trace.decorate(&outgoing, route: route)
             // Only an https URL's connection is keyed and built with TLS settings.
             if route.serviceName != nil, url.scheme == "https" { outgoing.tlsOverlay = route.tls }
             do {
@@ -344,112 +402,62 @@ final class LoadHop {
             } catch {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
-                trace(attempt, .unreachable(target: target.label, error: error))
+                execution.trace(attempt, .unreachable(target: target.label, error: error))
                 service.markFailed(target.label, now: .now())
             }
         }
-        return .failure(last ?? CourierError(.connect, "no connect target", url: request.url))
+        return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))
     }
 
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
-    /// machine said so and RFC 9111 allows.
-    /// `storingOver` is nil when the answer is not to be stored, else the stored response found (if any).
-    nonisolated(nonsending) private func read(
-        _ answer: LoadAnswer, storingOver found: HTTPCache.Lookup??, _ counters: inout RequestExecution.Counters
-    ) async -> Result<Response, CourierError> {
-        let storing = found == nil ? nil : stage
-        let response: Response
+    /// machine said so and RFC 9111 allows: the response, or the failure of a body that broke off.
+    /// `storing`: whether to store it, over `found`, the stored response found (if any). The stored response is
+    /// passed boxed and opened only to store: a cache lookup is hundreds of bytes, and every optional copy of it
+    /// was a slot in this function's frame.
+    @inline(never)
+    nonisolated(nonsending) private mutating func read(
+        _ answer: LoadAnswer, storing: Bool, over found: LoadStored?, _ counters: inout RequestExecution.Counters
+    ) async throws(CourierError) -> Response {
         if let events = execution.events {
-            switch await events.deliver(service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: storing?.streamedBodyLimit) {
-            case .success(let (final, kept)):
-                counters.count(final)
-                if let storing {
-                    guard let kept else {
-                        trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(storing.streamedBodyLimit) bytes")))
-                        break
-                    }
-                    await self.store(answer.exchange.head, body: kept, in: storing, found: found ?? nil)
-                }
-            case .failure(let error):
-                return .failure(error)
-            }
-            // The consumer has the body.
-            response = self.response(answer.exchange.head, body: [], url: answer.exchange.url, counters)
-        } else {
-            do {
-                let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
-                counters.count(whole.metrics)
-                if let storing { await self.store(whole.head, body: whole.body, in: storing, found: found ?? nil) }
-                response = self.response(whole.head, body: whole.body, url: whole.url, counters)
-            } catch {
-                return .failure(error)
+            return try await stream(answer, to: events, storing: storing, over: found, &counters)
+        }
+        let whole = try await service.client.readWhole(answer.exchange, limit: service.maxBodyBytes)
+        counters.count(whole.metrics)
+        if storing { await store(whole.head, body: whole.body, over: found) }
+        return response(whole.head, body: whole.body, url: whole.url, counters)
+    }
+
+    /// ``read(_:storing:over:_:)`` for a stream's consumer, who gets the body chunk by chunk.
+    @inline(never)
+    nonisolated(nonsending) private mutating func stream(
+        _ answer: LoadAnswer, to events: LoadChannel, storing: Bool, over found: LoadStored?,
+        _ counters: inout RequestExecution.Counters
+    ) async throws(CourierError) -> Response {
+        let limit = storing ? stage?.streamedBodyLimit : nil
+        let (final, kept) = try await events.deliver(
+            service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit
+        ).get()
+        counters.count(final)
+        if let limit {
+            if let kept {
+                await store(answer.exchange.head, body: kept, over: found)
+            } else {
+                execution.trace(machine.attempt, .cache(.notStored(reason: "the streamed body is larger than \(limit) bytes")))
             }
         }
-        return .success(response)
+        // The consumer has the body.
+        return response(answer.exchange.head, body: [], url: answer.exchange.url, counters)
     }
 
     /// The answer from the network, read (its body, unless a stream's consumer has it).
-    private func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
+    private mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
         timeline.doneAt = .now()
         return Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: request.userInfo, cache: cacheStatus
+            userInfo: userInfo, cache: cacheStatus
         )
     }
 
-    /// Stores an answer whose body is `body`, when RFC 9111 allows.
-    nonisolated(nonsending) private func store(_ head: HTTPResponseHead, body: [UInt8], in stage: CacheStage, found: HTTPCache.Lookup?) async {
-        let event = await stage.store(
-            method: request.method, url: url, requestHeaders: sentHeaders, status: head.status, reason: head.reason,
-            headers: head.headers, body: body, requestTime: sentAt, responseTime: answeredAt, found: found
-        )
-        trace(machine.attempt, .cache(event))
-    }
-
-    /// The stored response as a 304 (`notModified`) freshens it; as it was when the record could not be rewritten
-    /// (it still answers); nil when the 304 does not match it.
-    nonisolated(nonsending) private func freshen(_ lookup: HTTPCache.Lookup, from notModified: HTTPExchange) async -> HTTPCache.Lookup? {
-        guard let stage else { return lookup }
-        do {
-            guard let fresh = try await stage.freshen(lookup, headers: notModified.headers, requestTime: sentAt, responseTime: answeredAt)
-            else { return nil }
-            var freshened = lookup
-            freshened.stored = fresh
-            return freshened
-        } catch {
-            trace(machine.attempt, .cache(.failed(error: error)))
-            return lookup
-        }
-    }
-
-    /// The answer from a stored response (fresh, stale or revalidated), to the caller or its stream.
-    nonisolated(nonsending) private func answer(
-        _ lookup: HTTPCache.Lookup, as kind: LoadStoredAnswer, _ counters: inout RequestExecution.Counters
-    ) async throws(CourierError) -> Response {
-        counters.status = lookup.stored.status
-        let stored = lookup.stored
-        let event: CacheEvent
-        switch kind {
-        case .hit: (event, cacheStatus) = (.hit, .hit)
-        case .stale(let why): (event, cacheStatus) = (.stale(why: why), .stale)
-        case .revalidated: (event, cacheStatus) = (.revalidated, .revalidated)
-        }
-        trace(machine.attempt, .cache(event))
-        // A hit or a stale answer is as old as the lookup found it; a revalidated one was just freshened.
-        let fields = stage?.answerHeaders(stored, age: kind == .revalidated ? nil : lookup.freshness.currentAge) ?? stored.headers
-        let body = request.method == .head ? [] : stored.body
-        // The stored URL is the request's own but for a redirect target's (each hop is looked up apart).
-        let answerURL = stored.url == request.url ? url : HTTPURL(stored.url) ?? url
-        let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
-        try await execution.events?.deliverStored(head, body: body)
-        timeline.doneAt = .now()
-        return Response(
-            status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
-            attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
-            bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
-            userInfo: request.userInfo, cache: cacheStatus
-        )
-    }
 }

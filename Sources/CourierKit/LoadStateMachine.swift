@@ -14,6 +14,9 @@ internal import CourierHTTPCache
 /// `Stored`: a cache lookup's stored response; `Hop`: a redirect's next request; `Failure`: an error), so that
 /// tests drive the machine with plain values.
 ///
+/// The events are never inlined into their owner: the owner is an async function, whose frame would hold every
+/// temporary of every event inlined into it (the hop's frame was kilobytes per load in flight).
+///
 /// The HTTP cache is one stage of it (RFC 9111, decided by `CourierHTTPCache`'s rules, which the owner applies
 /// to what it finds): a lookup before the rate limit, which may answer at once (fresh, or stale where allowed)
 /// or make the request conditional; after the response, a 304 freshens the stored response, a storable one is
@@ -23,6 +26,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     typealias CacheRole = LoadCacheRole
     typealias CacheFinding = LoadCacheFinding
     typealias StoredAnswer = LoadStoredAnswer
+    typealias Actions = LoadActions<Action>
 
     /// What the owner must do.
     enum Action {
@@ -73,8 +77,8 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         /// Tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
         case waitForRetry(until: Deadline, reason: String)
         /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own. Indirect, as ``fail(_:)``:
-        /// an action is as large as its largest payload, and arrays of actions are moved on every event; the rare
-        /// large payloads are boxed.
+        /// an action is as large as its largest payload, and actions are moved on every event; the rare large
+        /// payloads are boxed.
         indirect case followRedirect(Hop)
         /// This response is the answer: read its body and deliver it (a streamed body that breaks off is a
         /// ``failed(_:condition:kind:cancelled:handedOver:reason:now:using:)``); `store`: store it in the cache
@@ -104,11 +108,13 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         case finished
     }
 
-    /// What a response or a failure leads to when it is not retried.
+    /// What a response or a failure leads to when it is not retried. The redirect's and the failure's payloads are
+    /// indirect, as in ``Action``: the state holds an outcome while the budget is asked, and every change of state
+    /// moves it.
     private enum Outcome {
         case deliver(Answer)
-        case followRedirect(Hop, dropping: Answer)
-        case fail(Failure)
+        indirect case followRedirect(Hop, dropping: Answer)
+        indirect case fail(Failure)
     }
 
     private var planner: RetryPlanner
@@ -151,112 +157,119 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     // MARK: - Events
 
     /// The load begins: with the cache lookup, or its first attempt (or, offline without a cache, its failure).
-    mutating func start() -> [Action] {
+    @inline(never)
+    mutating func start() -> Actions {
         if case .lookUp = cacheRole {
             state = .lookingUp
-            return [.lookUpCache]
+            return Actions(.lookUpCache)
         }
         guard !offline else {
             state = .finished
-            return [.failOffline]
+            return Actions(.failOffline)
         }
         return beginAttempt()
     }
 
     /// The cache lookup found `found`, judged (nil: nothing stored for this request, or the cache failed).
-    mutating func cacheLookedUp(_ found: (finding: CacheFinding, stored: Stored)?) -> [Action] {
+    @inline(never)
+    mutating func cacheLookedUp(_ found: (finding: CacheFinding, stored: Stored)?) -> Actions {
         guard case .lookingUp = state, case .lookUp(let forceRevalidation, let onlyIfCached) = cacheRole else {
             return outOfOrder("cacheLookedUp")
         }
         self.found = found
         if offline {
             state = .finished
-            guard let (finding, stored) = found, finding.servableOffline else { return [.failOffline] }
-            return [.deliverStored(stored, finding.isFresh ? .hit : .stale(.offline))]
+            guard let (finding, stored) = found, finding.servableOffline else { return Actions(.failOffline) }
+            return Actions(.deliverStored(stored, finding.isFresh ? .hit : .stale(.offline)))
         }
         guard let (finding, stored) = found else {
             guard !onlyIfCached else {
                 state = .finished
-                return [.answerUnsatisfiable]
+                return Actions(.answerUnsatisfiable)
             }
-            return [.cacheMiss] + beginAttempt()
+            return Actions(.cacheMiss) + beginAttempt()
         }
         let decision = forceRevalidation ? .revalidate : finding.decision
         switch decision {
         case .fresh:
             state = .finished
-            return [.deliverStored(stored, .hit)]
+            return Actions(.deliverStored(stored, .hit))
         case .staleAccepted:
             state = .finished
-            return [.deliverStored(stored, .stale(.maxStale))]
+            return Actions(.deliverStored(stored, .stale(.maxStale)))
         case .staleWhileRevalidate:
             state = .finished
-            return [.revalidateInBackground(stored), .deliverStored(stored, .stale(.staleWhileRevalidate))]
+            return Actions(.revalidateInBackground(stored)) + Actions(.deliverStored(stored, .stale(.staleWhileRevalidate)))
         case .unsatisfiable:
             state = .finished
-            return [.answerUnsatisfiable]
+            return Actions(.answerUnsatisfiable)
         case .revalidate:
             // Without a validator the stored response cannot be revalidated: the request goes as it is (and the
             // stored response may still answer if the origin fails, within its stale-if-error window).
-            guard finding.hasValidators else { return [.cacheMiss] + beginAttempt() }
+            guard finding.hasValidators else { return Actions(.cacheMiss) + beginAttempt() }
             revalidating = true
-            return [.revalidate(stored)] + beginAttempt()
+            return Actions(.revalidate(stored)) + beginAttempt()
         }
     }
 
     /// The stored response as the 304 freshened it (or as it was, when it could not be rewritten), or nil when
     /// the 304 did not match it.
-    mutating func freshened(_ stored: Stored?) -> [Action] {
+    @inline(never)
+    mutating func freshened(_ stored: Stored?) -> Actions {
         guard case .freshening = state else { return outOfOrder("freshened") }
         guard let stored else {
             // RFC 9111 §4.3.4: a 304 that selects no stored response; ask again without the conditions, an
             // attempt the limit does not count.
             revalidating = false
             nextAttemptIsFree = true
-            return [.dropConditions] + beginAttempt()
+            return Actions(.dropConditions) + beginAttempt()
         }
         state = .finished
-        return [.deliverStored(stored, .revalidated)]
+        return Actions(.deliverStored(stored, .revalidated))
     }
 
     /// The rate limiter admits the attempt at `at` (`now` being when it was asked).
-    mutating func admitted(at: Deadline, now: Deadline) -> [Action] {
+    @inline(never)
+    mutating func admitted(at: Deadline, now: Deadline) -> Actions {
         guard case .admitting = state else { return outOfOrder("admitted") }
         guard at > now else { return afterAdmission() }
         guard at < deadline else {
             state = .finished
-            return [.failRateLimitPastDeadline]
+            return Actions(.failRateLimitPastDeadline)
         }
         state = .waitingForRateLimit
-        return [.waitForRateLimit(until: at)]
+        return Actions(.waitForRateLimit(until: at))
     }
 
     /// The rate-limit wait is over.
-    mutating func rateLimitWaited() -> [Action] {
+    @inline(never)
+    mutating func rateLimitWaited() -> Actions {
         guard case .waitingForRateLimit = state else { return outOfOrder("rateLimitWaited") }
         return afterAdmission()
     }
 
     /// The authoriser gave the attempt its credentials.
-    mutating func authorised() -> [Action] {
+    @inline(never)
+    mutating func authorised() -> Actions {
         guard case .authorising = state else { return outOfOrder("authorised") }
         return send()
     }
 
     /// A response head arrived (`answer`, its body unread): `status`, the Retry-After it asked for (nil: none or
     /// unreadable), and the next request if it is a redirect the loader follows.
+    @inline(never)
     mutating func responseArrived(
         _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: Deadline,
         using random: inout some RandomNumberGenerator
-    ) -> [Action] {
+    ) -> Actions {
         guard case .sending = state else { return outOfOrder("responseArrived") }
         lastStatus = status
         lastFailure = nil
         if status == 304, revalidating, let (_, stored) = found {
             state = .freshening
-            return [.freshenStored(stored, notModified: answer)]
+            return Actions(.freshenStored(stored, notModified: answer))
         }
-        var actions: [Action] = []
+        var actions = Actions()
         var wait: Duration?
         if status >= 300, let requested {
             let capped = min(requested, retryAfterCap)
@@ -273,7 +286,9 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
             hasRefreshed = true
             nextAttemptIsFree = true
             state = .refreshing
-            return actions + [.discard(answer), .refreshCredentials]
+            actions.append(.discard(answer))
+            actions.append(.refreshCredentials)
+            return actions
         }
         let final: Outcome = redirect.map { .followRedirect($0, dropping: answer) } ?? .deliver(answer)
         // The reason is made only when a retry or a give-up is traced; most responses are final.
@@ -281,16 +296,17 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
             after: .status(status), wait: wait, reason: "status \(status)", otherwise: final, dropping: answer, now: now,
             using: &random
         )
-        return actions.isEmpty ? decided : actions + decided
+        return actions + decided
     }
 
     /// The attempt failed with `failure` (or, after ``Action/deliver(_:store:stored:)``, its body broke off):
     /// `condition` is its retry condition, `kind` its kind, `cancelled` whether the caller is gone, `handedOver`
     /// whether part of the body already reached a stream's consumer.
+    @inline(never)
     mutating func failed(
         _ failure: Failure, condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, handedOver: Bool = false,
         reason: @autoclosure () -> String, now: Deadline, using random: inout some RandomNumberGenerator
-    ) -> [Action] {
+    ) -> Actions {
         switch state {
         case .sending: break
         // A body that broke off after its head was handed over cannot be replaced by a stored response.
@@ -301,54 +317,57 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         lastFailure = kind
         guard !cancelled else {
             state = .finished
-            return [.fail(failure)]
+            return Actions(.fail(failure))
         }
         return decide(after: condition, wait: nil, reason: reason(), otherwise: .fail(failure), dropping: nil, now: now, using: &random)
     }
 
     /// The service's retry budget answered the proposed retry.
-    mutating func budget(granted: Bool, now: Deadline) -> [Action] {
+    @inline(never)
+    mutating func budget(granted: Bool, now: Deadline) -> Actions {
         guard case .awaitingBudget(let at, let reason, let outcome, let dropped) = state else { return outOfOrder("budget") }
         guard granted else {
-            return [.gaveUp(reason: reason, why: planner.budgetRefused())] + settle(outcome)
+            return Actions(.gaveUp(reason: reason, why: planner.budgetRefused())) + settle(outcome)
         }
         planner.budgetGranted()
         state = .waitingForRetry
         let wait = Action.waitForRetry(until: at, reason: reason)
-        return dropped.map { [.discard($0), wait] } ?? [wait]
+        return dropped.map { Actions(.discard($0)) + Actions(wait) } ?? Actions(wait)
     }
 
     /// The credentials were refreshed (or the refresh was someone else's and is over): the next attempt.
-    mutating func refreshed() -> [Action] {
+    @inline(never)
+    mutating func refreshed() -> Actions {
         guard case .refreshing = state else { return outOfOrder("refreshed") }
         return beginAttempt()
     }
 
     /// The back-off (or Retry-After) wait is over: the next attempt.
-    mutating func retryWaited() -> [Action] {
+    @inline(never)
+    mutating func retryWaited() -> Actions {
         guard case .waitingForRetry = state else { return outOfOrder("retryWaited") }
         return beginAttempt()
     }
 
     // MARK: - Steps
 
-    private mutating func beginAttempt() -> [Action] {
+    private mutating func beginAttempt() -> Actions {
         attempt += 1
         planner.attemptStarted(counted: !nextAttemptIsFree)
         nextAttemptIsFree = false
         state = .admitting
-        return [.admit]
+        return Actions(.admit)
     }
 
-    private mutating func afterAdmission() -> [Action] {
+    private mutating func afterAdmission() -> Actions {
         guard hasAuthoriser else { return send() }
         state = .authorising
-        return [.authorise]
+        return Actions(.authorise)
     }
 
-    private mutating func send() -> [Action] {
+    private mutating func send() -> Actions {
         state = .sending
-        return [.send(attempt: attempt)]
+        return Actions(.send(attempt: attempt))
     }
 
     /// The retry planner's answer for a failure or a response; `otherwise` is what happens when there is no retry,
@@ -356,41 +375,41 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     private mutating func decide(
         after condition: RetryPolicy.Condition?, wait: Duration?, reason: @autoclosure () -> String, otherwise: Outcome,
         dropping: Answer?, now: Deadline, using random: inout some RandomNumberGenerator
-    ) -> [Action] {
+    ) -> Actions {
         switch planner.decide(after: condition, wait: wait, now: now, using: &random) {
         case .retry(let at):
             let reason = reason()
             state = .awaitingBudget(at: at, reason: reason, outcome: otherwise, dropped: dropping)
-            return [.proposeRetry(at: at, reason: reason)]
+            return Actions(.proposeRetry(at: at, reason: reason))
         case .giveUp(let why):
             if why == .notRetryable { return settle(otherwise) }
-            return [.gaveUp(reason: reason(), why: why)] + settle(otherwise)
+            return Actions(.gaveUp(reason: reason(), why: why)) + settle(otherwise)
         }
     }
 
     /// The final actions for a response or failure that is not retried, with the cache's part in them.
-    private mutating func settle(_ outcome: Outcome) -> [Action] {
+    private mutating func settle(_ outcome: Outcome) -> Actions {
         if let stale = staleAnswer(for: outcome), let (_, stored) = found {
             state = .finished
             let answer = Action.deliverStored(stored, .stale(stale))
-            guard case .deliver(let dropped) = outcome else { return [answer] }
-            return [.discard(dropped), answer]
+            guard case .deliver(let dropped) = outcome else { return Actions(answer) }
+            return Actions(.discard(dropped)) + Actions(answer)
         }
         switch outcome {
         case .deliver(let answer):
             state = .delivering
             switch cacheRole {
-            case .lookUp: return [.deliver(answer, store: true, stored: found?.stored)]
-            case .invalidate: return [.invalidateStored(answer), .deliver(answer, store: false, stored: nil)]
-            case .none: return [.deliver(answer, store: false, stored: nil)]
+            case .lookUp: return Actions(.deliver(answer, store: true, stored: found?.stored))
+            case .invalidate: return Actions(.invalidateStored(answer)) + Actions(.deliver(answer, store: false, stored: nil))
+            case .none: return Actions(.deliver(answer, store: false, stored: nil))
             }
         case .followRedirect(let hop, let dropped):
             state = .finished
-            let follow: [Action] = [.discard(dropped), .followRedirect(hop)]
-            return cacheRole == .invalidate ? [.invalidateStored(dropped)] + follow : follow
+            let follow = Actions(.discard(dropped)) + Actions(.followRedirect(hop))
+            return cacheRole == .invalidate ? Actions(.invalidateStored(dropped)) + follow : follow
         case .fail(let failure):
             state = .finished
-            return [.fail(failure)]
+            return Actions(.fail(failure))
         }
     }
 
@@ -413,10 +432,10 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
 
     /// An event the current state does not expect: a fault of the owner's, not of the load's. It ends the load
     /// with no action, and a debug build stops at it.
-    private mutating func outOfOrder(_ event: StaticString) -> [Action] {
+    private mutating func outOfOrder(_ event: StaticString) -> Actions {
         assertionFailure("LoadStateMachine: \(event) out of order")
         state = .finished
-        return []
+        return Actions()
     }
 }
 

@@ -5,42 +5,45 @@ internal import Synchronization
 /// - A load awaited with ``DataLoader/load(_:)`` runs on its caller's task (``run(_:)``) under a
 ///   `CancellationScope` of its own. Cancelling it cancels the scope: every wait on its path answers the scope
 ///   as it answers task cancellation, so the caller resumes at once with the error, and the caller's task itself
-///   is not cancelled.
+///   is not cancelled. Such a load has no handle (only the whole loader's, or the service's, cancellation reaches
+///   it), so it is kept in a slot, not under an id: taking and giving back a slot hashes nothing and, once the
+///   loader has had as many loads at once as it will, allocates nothing. A scope nobody cancelled and nobody
+///   else holds goes back to the tracker when its load ends, for the next load (a scope per load was a `malloc`
+///   and a `free` per load).
 /// - The others (streams, delegates, completions) run on a task of their own (``start(_:deliver:)``) plus the
 ///   function that delivers the outcome to whoever waits (a one-shot, a stream's channel). Cancelling one
 ///   cancels its task and delivers the error at once, whatever the task is doing; the delivery functions keep
 ///   only the first outcome. The tasks hold the tracker, never the loader, so a loader can be freed while they run.
+///
+/// The service counts every load in flight (``InFlightLoads``, for a graceful shutdown) and ends them through
+/// the trackers of its loaders (``cancelAll(with:)``).
 final class LoadTracker: Sendable {
     typealias Deliver = @Sendable (Result<Response, CourierError>) -> Void
 
+    /// A request on a task of its own.
     private struct Entry {
-        enum Owner {
-            /// Runs on a task of its own; `deliver` hands its outcome over.
-            case task(Task<Void, Never>, deliver: Deliver)
-            /// Runs on its caller's task, under this scope.
-            case inline(CancellationScope)
-        }
-
-        var owner: Owner
-        var url: String
+        let task: Task<Void, Never>
+        /// Hands its outcome over.
+        let deliver: Deliver
+        let url: String
 
         /// Ends the request with `error`: its waiter learns it at once.
         func end(with error: CourierError) {
             var error = error
             if error.url == nil { error.url = url }
-            switch owner {
-            case .task(let task, let deliver):
-                deliver(.failure(error))
-                task.cancel()
-            case .inline(let scope):
-                scope.cancel(with: error)
-            }
+            deliver(.failure(error))
+            task.cancel()
         }
     }
 
     private struct State {
         var next = 0
         var entries: [Int: Entry] = [:]
+        /// The scopes of the loads running on their callers' tasks, in slots that are reused (nil: free).
+        var inline: [CancellationScope?] = []
+        var freeSlots: [Int] = []
+        /// Scopes of loads that ended uncancelled, for the next loads.
+        var spareScopes: [CancellationScope] = []
         /// Requests started but not yet recorded, and those of them whose task already finished (an immediate
         /// task that never suspended).
         var starting: Set<Int> = []
@@ -52,41 +55,69 @@ final class LoadTracker: Sendable {
 
     private let state = Mutex(State())
 
-    /// Runs `execution` on the caller's task and returns its outcome. Cancelling the request (``cancel(_:)``,
-    /// ``cancelAll(close:)``, the service's shutdown) or the caller's task ends it at once: the outcome is then
+    /// Runs `execution` on the caller's task and returns its outcome. Cancelling the loader's requests
+    /// (``cancelAll(close:)``, the service's shutdown) or the caller's task ends it at once: the outcome is then
     /// the cancellation's error. When the loader is closed the request is not started and fails as `cancelled`;
     /// when the service is shutting down, as `shutdown`; when the caller's task is cancelled already, as
     /// `cancelled`, with nothing sent.
-    nonisolated(nonsending) func run(_ execution: RequestExecution) async -> Result<Response, CourierError> {
+    nonisolated(nonsending) func run(_ execution: RequestExecution) async throws(CourierError) -> Response {
         let url = execution.request.url
         let loads = execution.factory.service.loads
-        let scope = CancellationScope()
-        let (id, open) = state.withLock { s -> (Int, Bool) in
-            s.next += 1
-            if !s.closed { s.entries[s.next] = Entry(owner: .inline(scope), url: url) }
-            return (s.next, !s.closed)
+        // Held by nothing but this load (a second reference would keep the scope from going back to the tracker).
+        var taken: CancellationScope?
+        let slot = state.withLock { s -> Int? in
+            guard !s.closed else { return nil }
+            let scope = s.spareScopes.popLast() ?? CancellationScope()
+            taken = scope
+            if let free = s.freeSlots.popLast() {
+                s.inline[free] = scope
+                return free
+            }
+            s.inline.append(scope)
+            return s.inline.count - 1
         }
-        guard open else { return .failure(CourierError(.cancelled, "the loader was cancelled", url: url)) }
-        // Recorded before it enters the service's loads, so a shutdown's cancel always finds it.
-        guard let ticket = loads.enter(id, of: self) else {
-            _ = state.withLock { $0.entries.removeValue(forKey: id) }
-            return .failure(CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url))
+        guard let slot, var scope = taken.take() else {
+            throw CourierError(.cancelled, "the loader was cancelled", url: url)
         }
-        var result: Result<Response, CourierError>
-        if Task.isCancelled {
-            result = .failure(CourierError(.cancelled, "the request was cancelled", url: url))
-        } else {
-            result = await CancellationScope.$current.withValue(scope) { await execution.run() }
+        // Recorded before it is counted in the service's loads, so a shutdown's cancel always finds it.
+        guard loads.enter() else {
+            release(slot, &scope)
+            throw CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url)
         }
-        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+        defer { loads.leave() }
         // A cancellation that came before the request left the tracker wins, as the first outcome delivered
         // does for a request on a task of its own.
-        if var reason = scope.reason {
+        func ended() -> CourierError? {
+            // Read before the scope can go back to the tracker (only an uncancelled one does).
+            let reason = scope.reason
+            release(slot, &scope)
+            guard var reason else { return nil }
             if reason.url == nil { reason.url = url }
-            result = .failure(reason)
+            return reason
         }
-        loads.leave(ticket)
-        return result
+        guard !Task.isCancelled else {
+            throw ended() ?? CourierError(.cancelled, "the request was cancelled", url: url)
+        }
+        do {
+            let response = try await CancellationScope.$current.withValue(scope) { () async throws(CourierError) -> Response in
+                try await execution.run()
+            }
+            if let reason = ended() { throw reason }
+            return response
+        } catch {
+            // `withValue` rethrows untyped: the error is the execution's `CourierError`.
+            throw ended() ?? (error as? CourierError ?? CourierError(.cancelled, "the request was cancelled", url: url))
+        }
+    }
+
+    /// Gives an inline load's slot back, and its scope for the next load when nobody cancelled it and nobody
+    /// else holds it (a cancellation that took the scope to cancel it holds it until it is done).
+    private func release(_ slot: Int, _ scope: inout CancellationScope) {
+        state.withLock { s in
+            s.inline[slot] = nil
+            s.freeSlots.append(slot)
+            if !scope.isCancelledNow, isKnownUniquelyReferenced(&scope) { s.spareScopes.append(scope) }
+        }
     }
 
     /// Starts `execution` on a new task that hands its outcome to `deliver`; returns the request's id. When
@@ -108,7 +139,7 @@ final class LoadTracker: Sendable {
         }
         // Counted in the service's loads before it starts; a shutdown that ends it before it is recorded below
         // leaves the error in `endedWhileStarting`.
-        guard let ticket = loads.enter(id, of: self) else {
+        guard loads.enter() else {
             _ = state.withLock { $0.starting.remove(id) }
             deliver(.failure(CourierError(.shutdown, "the service is shutting down: the request was not sent", url: url)))
             return id
@@ -116,10 +147,10 @@ final class LoadTracker: Sendable {
         // Made outside the lock: an immediate task may run to its end (and call `remove`) before it returns.
         let task = Task.immediate { [self] in
             // A task of its own answers its own cancellation, not that of a load it may be started from.
-            let result = await CancellationScope.unscoped { await execution.run() }
+            let result = await CancellationScope.unscoped { await execution.result() }
             deliver(result)
             self.remove(id)
-            loads.leave(ticket)
+            loads.leave()
         }
         let endedMeanwhile = state.withLock { s -> CourierError? in
             s.starting.remove(id)
@@ -130,7 +161,7 @@ final class LoadTracker: Sendable {
                 return ended
             }
             if s.closed { return cancelled() }
-            s.entries[id] = Entry(owner: .task(task, deliver: deliver), url: url)
+            s.entries[id] = Entry(task: task, deliver: deliver, url: url)
             return nil
         }
         if let endedMeanwhile {
@@ -146,14 +177,9 @@ final class LoadTracker: Sendable {
         }
     }
 
-    /// Cancels one request.
+    /// Cancels one request (on a task of its own: only those have handles).
     func cancel(_ id: Int) {
-        cancel(id, with: CourierError(.cancelled, "the request was cancelled"))
-    }
-
-    /// Ends one request with `error` (its caller gets it at once, before its task is cancelled, so this error is
-    /// the outcome); one still starting ends as soon as it is recorded.
-    func cancel(_ id: Int, with error: CourierError) {
+        let error = CourierError(.cancelled, "the request was cancelled")
         let entry = state.withLock { s -> Entry? in
             if let entry = s.entries.removeValue(forKey: id) { return entry }
             if s.starting.contains(id) { s.endedWhileStarting[id] = error }
@@ -164,17 +190,31 @@ final class LoadTracker: Sendable {
 
     /// Cancels every request in flight; with `close`, later requests are refused as cancelled too.
     func cancelAll(close: Bool) {
-        let entries = state.withLock { s in
+        end(with: CourierError(.cancelled, "the loader was cancelled"), close: close, starting: false)
+    }
+
+    /// Ends every request in flight with `error` (their callers get it at once, before their tasks are cancelled,
+    /// so this error is the outcome), those still starting as soon as they are recorded: the service's shutdown
+    /// ends its loads so.
+    func cancelAll(with error: CourierError) {
+        end(with: error, close: false, starting: true)
+    }
+
+    private func end(with error: CourierError, close: Bool, starting: Bool) {
+        let (entries, scopes) = state.withLock { s -> ([Int: Entry], [CancellationScope]) in
             let all = s.entries
             s.entries = [:]
+            if starting {
+                for id in s.starting { s.endedWhileStarting[id] = error }
+            }
             if close { s.closed = true }
-            return all
+            // The inline loads give their slots back themselves, when they return.
+            return (all, s.inline.compactMap { $0 })
         }
-        for entry in entries.values {
-            entry.end(with: CourierError(.cancelled, "the loader was cancelled"))
-        }
+        for entry in entries.values { entry.end(with: error) }
+        for scope in scopes { scope.cancel(with: error) }
     }
 
     /// Requests in flight.
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { state.withLock { $0.entries.count + $0.inline.count - $0.freeSlots.count } }
 }

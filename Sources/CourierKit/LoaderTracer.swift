@@ -1,4 +1,5 @@
 internal import CourierCore
+internal import CourierTransport
 
 /// Sends one request's ``LoaderEvent``s to the trace observers that were registered when it started, and to the
 /// request's ``RequestInstrumentation`` (logs, metrics, spans) when the service has one; costs nothing when there
@@ -45,10 +46,11 @@ struct LoaderTracer: Sendable {
         self(0, .started(method: method, service: route.serviceName))
     }
 
-    /// The header fields of an attempt about to go to `url` on `route`, with the trace context where the route
-    /// allows it (``Route/propagatesTraceContext``).
-    func outgoing(_ headers: HTTPHeaders, url: HTTPURL, route: Route) -> HTTPHeaders {
-        instrumentation?.outgoing(headers, url: url, route: route) ?? headers
+    /// Adds the trace context to an attempt about to go on `route`, where the route allows it
+    /// (``Route/propagatesTraceContext``); without instrumentation the request is left as it is (not copied).
+    func decorate(_ outgoing: inout HTTPRequest, route: Route) {
+        guard let instrumentation else { return }
+        outgoing.headers = instrumentation.outgoing(outgoing.headers, url: outgoing.url, route: route)
     }
 
     /// The current attempt failed without a response, or its streamed body broke off.

@@ -48,15 +48,41 @@ final class RequestExecution: Sendable {
         }
     }
 
-    nonisolated(nonsending) func run() async -> Result<Response, CourierError> {
+    /// Runs the request to its response, or to the failure that left it without one. The response is returned,
+    /// not wrapped in a `Result`: it is hundreds of bytes, and each wrapping and unwrapping on the way back to the
+    /// caller moved it once more.
+    ///
+    /// `run`, `runAlone` and `perform` are one async frame (inlined into their caller), not three: every frame on a
+    /// load's stack is touched again on the way back from the response, when at 64 loads in flight it has long
+    /// left the core's cache. The steps a plain load does not take stay out of line (`runCoalescing`).
+    @inline(__always)
+    nonisolated(nonsending) func run() async throws(CourierError) -> Response {
         // The first hop's route, looked up once for both the coalescing decision and the load.
-        let first = HTTPURL(request.url).map { ($0, service.graph.route(for: $0, method: request.method)) }
-        guard !revalidation, let key = coalescingKey(first?.1) else { return await runAlone(first) }
+        guard let url = HTTPURL(request.url) else {
+            let error = CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
+            finish(Counters(), status: nil, firstByte: nil, error: error)
+            throw error
+        }
+        let route = service.graph.route(for: url, method: request.method)
+        guard !revalidation, let key = coalescingKey(route) else { return try await runAlone(url, route) }
+        return try await runCoalescing(key, url, route)
+    }
+
+    /// ``run()`` for a load that may share an identical load in flight: it leads (loads, and hands its outcome to
+    /// those that follow it) or follows. Out of line, as every step that waits: its frame (a shared `Result`
+    /// among other things) is no part of a load that cannot be shared.
+    @inline(never)
+    nonisolated(nonsending) private func runCoalescing(_ key: String, _ url: HTTPURL, _ route: Route) async throws(CourierError) -> Response {
         while true {
             if service.coalescer.lead(key) {
-                let result = await runAlone(first)
+                let result: Result<Response, CourierError>
+                do {
+                    result = .success(try await runAlone(url, route))
+                } catch {
+                    result = .failure(error)
+                }
                 service.coalescer.finish(key, with: result)
-                return result
+                return try result.get()
             }
             trace(0, .coalesced)
             switch await service.coalescer.follow(key) {
@@ -78,12 +104,22 @@ final class RequestExecution: Sendable {
                         sourceIdentifier: request.sourceIdentifier
                     )
                 )
-                return mine
+                return try mine.get()
             case .cancelled:
-                return .failure(CourierError(.cancelled, "the request was cancelled", url: request.url))
+                throw CourierError(.cancelled, "the request was cancelled", url: request.url)
             case .runAlone:
                 continue
             }
+        }
+    }
+
+    /// ``run()``'s outcome as a `Result`, for the loads whose outcome is handed to a stream, a delegate or a
+    /// completion.
+    nonisolated(nonsending) func result() async -> Result<Response, CourierError> {
+        do {
+            return .success(try await run())
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -96,9 +132,9 @@ final class RequestExecution: Sendable {
     /// The URL is taken as the caller wrote it, not normalised as the cache's key is: built for every cacheable
     /// load, fresh hits included, it must cost little, and two spellings of one URL loaded at the same instant
     /// merely do not share (each is still answered from the cache or the network on its own).
-    private func coalescingKey(_ route: Route?) -> String? {
+    private func coalescingKey(_ route: borrowing Route) -> String? {
         guard events == nil, request.method == .get || request.method == .head, request.body == nil,
-            request.bodyStream == nil, !factory.isOffline, let route, service.caches(route)
+            request.bodyStream == nil, !factory.isOffline, service.caches(route)
         else { return nil }
         // HEAD and GET answer differently (no body): unlike the cache's key, they do not coalesce together.
         var key = "\(request.method) \(request.url)"
@@ -109,50 +145,48 @@ final class RequestExecution: Sendable {
         return key
     }
 
-    nonisolated(nonsending) private func runAlone(_ first: (HTTPURL, Route)?) async -> Result<Response, CourierError> {
+    /// Loads the request on its own (not shared with an identical load) and reports what it cost.
+    @inline(__always)
+    nonisolated(nonsending) private func runAlone(_ url: consuming HTTPURL, _ route: consuming Route) async throws(CourierError) -> Response {
         var counters = Counters()
-        let result: Result<Response, CourierError>
-        // Read while the response is at hand: binding it out of `result` below would copy the whole response.
-        var answered: Int?
-        var firstByte: Duration?
         do {
-            let response = try await perform(first, &counters)
-            answered = response.status
-            firstByte = response.timeline.firstByte
-            result = .success(response)
+            let response = try await perform(url, route, &counters)
+            finish(counters, status: response.status, firstByte: response.timeline.firstByte, error: nil)
+            return response
         } catch {
             var failure = error
             // The whole request's figures, not the last exchange's.
             failure.attempts = counters.attempt
             failure.bytesSent = counters.sent
             failure.bytesReceived = counters.received
-            result = .failure(failure)
+            finish(counters, status: nil, firstByte: nil, error: failure)
+            throw failure
         }
+    }
+
+    /// The request's end, traced and reported: `status` is the answer's (nil when it failed with `error`), and the
+    /// counters are the whole request's.
+    private func finish(_ counters: Counters, status answered: Int?, firstByte: Duration?, error: CourierError?) {
         trace.completed(firstByte: firstByte, bytesSent: counters.sent, bytesReceived: counters.received)
-        if let answered {
-            trace(counters.attempt, .finished(status: answered, error: nil))
-        } else if case .failure(let error) = result {
-            trace(counters.attempt, .finished(status: nil, error: error))
-        }
+        trace(counters.attempt, .finished(status: answered, error: answered == nil ? error : nil))
         service.report(
             Consumption(
                 url: request.url, bytesSent: counters.sent, bytesReceived: counters.received, status: counters.status,
                 sourceIdentifier: request.sourceIdentifier
             )
         )
-        return result
     }
 
     /// Loads the request hop by hop: each redirect's next request is routed through the policy again, so it gets
     /// its own service's rate limit, retries, TLS settings and credentials (if any), and never the previous
-    /// route's authoriser headers. `first` is the caller's URL and route when they have been looked up already.
-    nonisolated(nonsending) private func perform(_ first: (HTTPURL, Route)?, _ counters: inout Counters) async throws(CourierError) -> Response {
-        guard let (firstURL, firstRoute) = first else {
-            throw CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
-        }
-        trace.started(request.method, firstRoute, firstURL)
+    /// route's authoriser headers. `url` and `route` are the caller's URL, parsed, and its route.
+    @inline(__always)
+    nonisolated(nonsending) private func perform(
+        _ url: consuming HTTPURL, _ route: consuming Route, _ counters: inout Counters
+    ) async throws(CourierError) -> Response {
+        trace.started(request.method, route, url)
         var follower = RedirectFollower(limit: service.maxRedirects)
-        var hop = try LoadHop(self, request: request, url: firstURL, route: firstRoute, deadline: nil)
+        var hop = try LoadHop(self, request: request, redirected: false, url: url, route: route, deadline: nil)
         while true {
             switch try await hop.run(&counters, &follower) {
             case .answer(let response):
@@ -167,7 +201,7 @@ final class RequestExecution: Sendable {
                     request.bodyStream = nil
                 }
                 let route = service.graph.route(for: next.url, method: next.method)
-                hop = try LoadHop(self, request: request, url: next.url, route: route, deadline: hop.deadline)
+                hop = try LoadHop(self, request: request, redirected: true, url: next.url, route: route, deadline: hop.deadline)
             }
         }
     }
@@ -181,7 +215,7 @@ final class RequestExecution: Sendable {
         let service = self.service
         // It outlives this load: not ended by this load's cancellation.
         Task {
-            _ = await CancellationScope.unscoped { await background.run() }
+            _ = await CancellationScope.unscoped { await background.result() }
             service.endBackgroundRevalidation(recordKey)
         }
     }

@@ -38,7 +38,10 @@ struct RetryPlanner {
         case finished
     }
 
-    private let retry: RetryPolicy
+    /// The route's retry policy's conditions and curve: what the planner reads of it, not the whole policy (whose
+    /// copy costs a reference count per set and string in it, on every load).
+    private let conditions: Set<RetryPolicy.Condition>
+    private let backoff: BackoffPolicy
     private let maxAttempts: Int
     private let retriesAllowed: Bool
     private let deadline: Deadline
@@ -50,7 +53,8 @@ struct RetryPlanner {
     private(set) var retries = 0
 
     init(retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: Deadline) {
-        self.retry = retry
+        self.conditions = retry.conditions
+        self.backoff = retry.backoff
         self.maxAttempts = max(1, maxAttempts)
         self.retriesAllowed = retriesAllowed
         self.deadline = deadline
@@ -71,10 +75,10 @@ struct RetryPlanner {
         guard case .attempting = state else { return .giveUp(.notRetryable) }
         // A failure the route does not retry leaves the planner as it was: a streamed response whose status
         // was fine can still break off in its body, and that failure gets its own decision.
-        guard let condition, retry.conditions.contains(condition) else { return .giveUp(.notRetryable) }
+        guard let condition, conditions.contains(condition) else { return .giveUp(.notRetryable) }
         guard retriesAllowed else { return finish(.methodNotRetryable) }
         guard countedAttempts < maxAttempts else { return finish(.attemptsExhausted) }
-        let backoff = retry.backoff.delay(beforeRetry: retries + 1, previous: previousBackoff, using: &random)
+        let backoff = self.backoff.delay(beforeRetry: retries + 1, previous: previousBackoff, using: &random)
         var at = now + backoff
         if let wait, now + wait > at { at = now + wait }
         guard at < deadline else { return finish(.pastDeadline) }

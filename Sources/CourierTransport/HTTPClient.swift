@@ -317,13 +317,16 @@ public final class HTTPClient: Sendable {
             tls: request.url.scheme == "https" ? request.tls ?? request.tlsOverlay?.overlaid(on: configuration.tls) ?? configuration.tls : nil
         )
         var head = HTTPRequestHead(method: request.method, url: request.url, headers: request.headers)
-        if request.decompress && !head.headers.contains("accept-encoding") {
-            head.headers.add(name: "Accept-Encoding", value: ContentCoding.acceptEncoding)
-        }
+        let encoding = request.decompress && !head.headers.contains("accept-encoding") ? ContentCoding.acceptEncoding : nil
         // The one place User-Agent is added: the request's own agent (the loader's), else the client's.
-        if let agent = request.userAgent ?? configuration.userAgent, !agent.isEmpty, !head.headers.contains("user-agent") {
-            head.headers.add(name: "User-Agent", value: agent)
+        var agent = request.userAgent ?? configuration.userAgent
+        if agent?.isEmpty == true || head.headers.contains("user-agent") { agent = nil }
+        if let encoding, let agent {
+            // Both fields in one growth of the head's field list and bytes, not one each.
+            head.headers.reserveCapacity(adding: 2, bytes: 25 + encoding.utf8.count + agent.utf8.count)
         }
+        if let encoding { head.headers.add(name: "Accept-Encoding", value: encoding) }
+        if let agent { head.headers.add(name: "User-Agent", value: agent) }
         return (key, head)
     }
 

@@ -41,7 +41,9 @@ package struct RateLimiterStateMachine: Sendable {
             return now
         }
         let key = makeKey()
-        var state = keys[key] ?? KeyState(tat: now, pausedUntil: nil)
+        // Looked up once (the key hashed once): a key with state is changed in place, a new one inserted.
+        let index = keys.index(forKey: key)
+        var state = index.map { keys.values[$0] } ?? KeyState(tat: now, pausedUntil: nil)
         var at = now
         if let paused = state.pausedUntil {
             if paused > now { at = paused } else { state.pausedUntil = nil }
@@ -53,7 +55,7 @@ package struct RateLimiterStateMachine: Sendable {
         // Each admission consumes one emission interval from the later of TAT and the admission time, so a
         // pause does not let a whole burst through at once when it ends.
         state.tat = max(state.tat, at) + interval
-        keys[key] = state
+        if let index { keys.values[index] = state } else { keys[key] = state }
         return at
     }
 

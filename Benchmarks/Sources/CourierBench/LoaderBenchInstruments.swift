@@ -1,5 +1,6 @@
 import BenchSupport
 import CoreMetrics
+import CourierCore
 import CourierKit
 import CourierTransport
 import InMemoryTracing

@@ -12,10 +12,13 @@
 // Configurations: none, null, untraced (in-memory logs and metrics), traced (InMemoryTracer only), memory (all
 // three), exported (memory, spans taken every 10 ms), beside (none, with the InMemoryTracer calls of one load
 // made by the benchmark after each load: the tracer's own work, apart from Courier's code that makes the calls),
-// beside-dropped (the same, with the finished spans taken and dropped after each load, as an exporter would).
+// beside-dropped (the same, with the finished spans taken and dropped after each load, as an exporter would);
+// bare (no loader: the same requests through `HTTPClient.execute` on the same client, as `courier-load --client
+// courier` sends them: the loader's floor, issue 23, measured in the same process).
 // Client pinned by the caller (taskset -c 0); loopback only.
 import BenchSupport
 import CourierBench
+import CourierCore
 import CourierKit
 import CourierTransport
 import InMemoryTracing
@@ -38,8 +41,24 @@ func mode(_ name: String) -> LoaderBenchInstruments.Mode? {
     case "traced": .memory(only: ["tracing"])
     case "memory": .memory()
     case "exported": .memory(exported: true)
-    case "beside", "beside-dropped": .defaults
+    case "beside", "beside-dropped", "bare": .defaults
     default: nil
+    }
+}
+
+/// `count` requests of `request` through the bare client, `concurrency` at a time.
+func runBare(_ client: HTTPClient, request: HTTPRequest, count: Int, concurrency: Int) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<concurrency {
+            let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
+            group.addTask {
+                for _ in 0..<share {
+                    let response = try await client.execute(request)
+                    guard (200..<300).contains(response.status) else { throw UsageError(message: "status \(response.status)") }
+                }
+            }
+        }
+        try await group.waitForAll()
     }
 }
 
@@ -94,8 +113,13 @@ let besides = names.map {
     $0.hasPrefix("beside") ? InMemoryTracer(recordInjections: false, recordExtractions: false) : nil
 }
 let drops = names.map { $0 == "beside-dropped" }
+let bares = names.map { $0 == "bare" }
+let bareRequest = HTTPRequest(url: HTTPURL(url)!, decompress: false)
 /// One batch of configuration `index`.
 func batchOf(_ index: Int) async throws {
+    if bares[index] {
+        return try await runBare(client, request: bareRequest, count: batch, concurrency: concurrency)
+    }
     try await run(
         loaders[index], url: url, count: batch, concurrency: concurrency, beside: besides[index],
         dropsSpans: drops[index]

@@ -107,6 +107,13 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
         storage.reserveCapacity(byteCount)
     }
 
+    /// Reserves room for `fieldCount` more field lines holding `byteCount` more bytes of names and values: one
+    /// growth for fields added together (each `add` to a full list grew the field list and the bytes once more).
+    package mutating func reserveCapacity(adding fieldCount: Int, bytes byteCount: Int) {
+        entries.reserveCapacity(entries.count + fieldCount)
+        storage.reserveCapacity(storage.count + byteCount)
+    }
+
     /// Appends a field line, keeping any existing ones with the same name.
     public mutating func add(name: String, value: String) {
         makeRoom(forBytes: name.utf8.count + value.utf8.count)

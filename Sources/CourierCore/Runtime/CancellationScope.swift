@@ -27,15 +27,21 @@ package final class CancellationScope: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Set (under the lock, once the reason is) when the scope is cancelled: the question every load and every
+    /// wait asks, answered with one atomic load instead of the lock.
+    private let cancelled = Atomic<Bool>(false)
 
     /// Makes a scope that is not cancelled.
     package init() {}
 
     /// Whether ``cancel(with:)`` was called.
-    package var isCancelledNow: Bool { state.withLock { $0.reason != nil } }
+    package var isCancelledNow: Bool { cancelled.load(ordering: .acquiring) }
 
     /// The error the scope was first cancelled with; nil while it is not.
-    package var reason: CourierError? { state.withLock { $0.reason } }
+    package var reason: CourierError? {
+        guard isCancelledNow else { return nil }
+        return state.withLock { $0.reason }
+    }
 
     /// Cancels the scope (the first call's `reason` is kept; later calls do nothing): every wait under it that is
     /// registered now is woken through its handler, and every later one is refused at once.
@@ -43,6 +49,7 @@ package final class CancellationScope: Sendable {
         let handlers = state.withLock { s -> [@Sendable () -> Void] in
             guard s.reason == nil else { return [] }
             s.reason = reason
+            cancelled.store(true, ordering: .releasing)
             defer {
                 s.first = nil
                 s.more = []
