@@ -7,7 +7,8 @@
 //   foundations      CourierCore (the vocabulary: no C library but libc), CourierCrypto (libcrypto's SHA-2, HMAC and SHA-1)
 //   each on its own  CourierPolicy (libyaml), CourierHTTP1, CourierPosix, CourierTLS, CourierCache
 //   composed         CourierLint, CourierTransport, CourierHTTPCache
-//   coordination     CourierRedis (a Redis client of Courier's own, for the fleet's shared limits: issue 24)
+//   coordination     CourierRedis (a Redis client of Courier's own), CourierCoordination (the fleet's shared limits,
+//                    pauses and tokens over it: issue 24)
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
 //   tools            courier (executable), Plugins/
@@ -111,6 +112,13 @@ let package = Package(
                 "CourierCore", "CourierCrypto", "CourierPosix", "CourierTLS",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
+        ),
+
+        // The fleet's shared rate limits, Retry-After pauses, live instances and tokens, over CourierRedis.
+        // In no product: everything is `package`.
+        .target(
+            name: "CourierCoordination",
+            dependencies: ["CourierCore", "CourierCrypto", "CourierRedis"]
         ),
 
         // MARK: - Public façade
@@ -241,6 +249,10 @@ let package = Package(
         .testTarget(
             name: "CourierRedisTests",
             dependencies: ["CourierRedis", "CourierCore", "CourierCrypto", "CourierPosix", "CourierTestSupport"]
+        ),
+        .testTarget(
+            name: "CourierCoordinationTests",
+            dependencies: ["CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTestSupport"]
         ),
         // The fuzz targets' seed corpora, replayed through their harnesses.
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),

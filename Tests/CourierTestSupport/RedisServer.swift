@@ -1,4 +1,3 @@
-import CourierTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -8,24 +7,29 @@ import Glibc
 /// A real `redis-server` (the distribution's; `.ci/run` installs it) on 127.0.0.1 for one test: an ephemeral
 /// port, a temporary directory for its files, no persistence, and SIGKILL however the test ends (the value's
 /// deinit). It can be killed and started again on the same port, and stopped and continued (SIGSTOP, SIGCONT).
-final class RedisServer: @unchecked Sendable {
+public final class RedisServer: @unchecked Sendable {
     /// An ACL user (`user NAME on >PASSWORD ~* &* +@all`).
-    struct User {
-        var name: String
-        var password: String
+    public struct User: Sendable {
+        public var name: String
+        public var password: String
+
+        public init(name: String, password: String) {
+            self.name = name
+            self.password = password
+        }
     }
 
-    static let executable = ChildProcess.locate("/usr/bin/redis-server") ?? ChildProcess.locate("redis-server")
+    public static let executable = ChildProcess.locate("/usr/bin/redis-server") ?? ChildProcess.locate("redis-server")
 
-    let port: Int
-    let directory: String
+    public let port: Int
+    public let directory: String
     private let arguments: [String]
     private let lock = NSLock()
     private var process: ChildProcess?
 
     /// Starts a server and waits (at most 10 s) until it accepts connections, on a thread of its own.
     /// With `tls`, it serves TLS only, with the test PKI's `good` chain (for `localhost` and `127.0.0.1`).
-    static func start(password: String? = nil, user: User? = nil, tls: Bool = false) async throws -> RedisServer {
+    public static func start(password: String? = nil, user: User? = nil, tls: Bool = false) async throws -> RedisServer {
         let result = await offThePool { Result { try RedisServer(password: password, user: user, tls: tls) } }
         return try result.get()
     }
@@ -66,13 +70,13 @@ final class RedisServer: @unchecked Sendable {
     }
 
     /// `redis://[user:password@]127.0.0.1:PORT[/db]` (`rediss://` for a TLS server).
-    func url(user: String? = nil, password: String? = nil, database: Int = 0, tls: Bool = false) -> String {
+    public func url(user: String? = nil, password: String? = nil, database: Int = 0, tls: Bool = false) -> String {
         let userinfo = password.map { "\(user ?? ""):\($0)@" } ?? ""
         return "\(tls ? "rediss" : "redis")://\(userinfo)127.0.0.1:\(port)\(database == 0 ? "" : "/\(database)")"
     }
 
     /// Kills the server (SIGKILL) and waits until it is gone.
-    func kill() async {
+    public func kill() async {
         guard let process = lock.withLock({ self.process }) else { return }
         process.send(SIGKILL)
         process.send(SIGCONT)
@@ -81,7 +85,7 @@ final class RedisServer: @unchecked Sendable {
     }
 
     /// Starts the server again on the same port (after ``kill()``), waiting until it accepts connections.
-    func restart() async throws {
+    public func restart() async throws {
         let result = await offThePool { [self] in
             Result { () throws -> ChildProcess? in
                 var failure = ""
@@ -97,10 +101,10 @@ final class RedisServer: @unchecked Sendable {
     }
 
     /// SIGSTOP: the server keeps its sockets but answers nothing (connects still complete in the kernel).
-    func pause() { lock.withLock { process }?.send(SIGSTOP) }
+    public func pause() { lock.withLock { process }?.send(SIGSTOP) }
 
     /// SIGCONT.
-    func resume() { lock.withLock { process }?.send(SIGCONT) }
+    public func resume() { lock.withLock { process }?.send(SIGCONT) }
 
     /// Starts redis-server and waits until its log says it is ready; nil when it could not bind its port.
     private static func launch(_ executable: String, _ arguments: [String], directory: String, failure: inout String) throws -> ChildProcess? {
@@ -138,11 +142,11 @@ final class RedisServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    enum ServerError: Error, CustomStringConvertible {
+    public enum ServerError: Error, CustomStringConvertible {
         case notInstalled
         case didNotStart(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .notInstalled: return "redis-server is not installed (.ci/run installs the redis-server package)"
             case .didNotStart(let log): return "redis-server did not start: \(log)"
