@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "cache-bench",
             dependencies: [
-                .product(name: "CourierKit", package: courier),
+                .product(name: "CourierCache", package: courier),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -10,7 +10,8 @@
 // fresh directories / databases (record store `.durable` and `.none`, SQLite `synchronous=FULL` and `NORMAL`),
 // then random-key loads over the last set each side stored. Ratios are taken within a round; the report gives
 // each ratio's median and range over the rounds. Then `collectGarbage()` over 100,000 small records.
-import CourierKit
+import CourierCache
+import CourierCore
 import Foundation
 import GRDB
 import Synchronization

@@ -2,7 +2,6 @@
 // nanoseconds (the types are internal to Courier's modules). HandWritten*: the code Courier had before issue 11
 // (git show c9c0817:Sources/CourierTransport/Deque.swift, :Sources/CourierPosix/TimerHeap.swift);
 // CollectionsTimerHeap: Sources/CourierPosix/TimerHeap.swift over swift-collections' Heap.
-import CourierCore
 import HeapModule
 
 /// A small FIFO ring buffer (O(1) append, prepend and pop at both ends) for wait queues.

@@ -39,6 +39,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let shutdown = Kind(rawValue: "shutdown")
         /// The system refused a resource Courier needs to start (a thread, an epoll instance, an eventfd).
         public static let system = Kind(rawValue: "system")
+        /// The policy's coordination backend (Redis) could not be reached or refused Courier, and the policy says
+        /// `on-unavailable: closed`: a fleet-scoped limit could not be enforced, so nothing was sent.
+        public static let coordination = Kind(rawValue: "coordination")
 
         public var description: String { rawValue }
     }

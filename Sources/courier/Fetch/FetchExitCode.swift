@@ -13,6 +13,10 @@ enum FetchExitCode {
     /// `--offline` and nothing stored answers: sysexits' EX_TEMPFAIL (curl's 75 has been unused since 7.82).
     static let offline: Int32 = 75
 
+    /// The policy's coordination backend could not be reached and the policy says `on-unavailable: closed`:
+    /// sysexits' EX_UNAVAILABLE (curl has no number for it).
+    static let coordination: Int32 = 69
+
     /// The exit status for a failed request, by error kind.
     static func code(for kind: CourierError.Kind) -> Int32 {
         switch kind {
@@ -29,6 +33,7 @@ enum FetchExitCode {
         case .authorisation: return 67  // CURLE_LOGIN_DENIED: the authoriser could not get credentials (--policy)
         case .policy: return 2
         case .offline: return offline
+        case .coordination: return coordination
         default: return 1
         }
     }
