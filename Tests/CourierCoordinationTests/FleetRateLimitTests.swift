@@ -52,10 +52,8 @@ import Testing
     }
 
     @Test func aChangedLimitStartsAFreshKeyThatStoresItsSettings() async throws {
-        let server = try await RedisServer.start()
-        let coordinator = try makeCoordinator(server.url())
-        let redis = try inspector(server)
-        defer { redis.shutdown() }
+        let (server, coordinator, redis) = try await startServerWithCoordinator()
+        defer { withExtendedLifetime(server) { redis.shutdown() } }
         let before = RateLimit(requestsPerSecond: 10, burst: 1)
         for index in 0..<5 {
             let wait = goWait(await coordinator.admit(endpointKey: "e/v1", limit: before, maxWait: nil))
@@ -73,10 +71,8 @@ import Testing
     }
 
     @Test func aWaitLongerThanMaxWaitReservesNothing() async throws {
-        let server = try await RedisServer.start()
-        let coordinator = try makeCoordinator(server.url())
-        let redis = try inspector(server)
-        defer { redis.shutdown() }
+        let (server, coordinator, redis) = try await startServerWithCoordinator()
+        defer { withExtendedLifetime(server) { redis.shutdown() } }
         let limit = RateLimit(requestsPerSecond: 10, burst: 1)
         let key = FleetKeys(prefix: testPrefix).rateLimit(endpointKey: "e/v1", limit: limit)
         #expect(goWait(await coordinator.admit(endpointKey: "e/v1", limit: limit, maxWait: .zero)) == .zero)

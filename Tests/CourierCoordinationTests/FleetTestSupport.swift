@@ -29,6 +29,12 @@ func inspector(_ server: RedisServer) throws -> RedisClient {
     RedisClient(configuration: RedisConfiguration(url: try RedisURL(server.url()), connectTimeout: .seconds(2), commandTimeout: .seconds(2)))
 }
 
+/// A fresh redis-server, a coordinator of it (not started) and an inspector (the caller shuts both down).
+func startServerWithCoordinator() async throws -> (server: RedisServer, coordinator: FleetCoordinator, redis: RedisClient) {
+    let server = try await RedisServer.start()
+    return (server, try makeCoordinator(server.url()), try inspector(server))
+}
+
 /// The wait of a `.go`; nil (and a recorded issue) for anything else.
 func goWait(_ admission: FleetAdmission, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Duration? {
     guard case .go(let wait) = admission else {
