@@ -252,7 +252,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCoordinationTests",
-            dependencies: ["CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTestSupport"]
+            // CourierTransport for the process-local limiter the fleet's GCRA is checked against.
+            dependencies: ["CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTransport", "CourierTestSupport"]
         ),
         // The fuzz targets' seed corpora, replayed through their harnesses.
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),

@@ -5,8 +5,8 @@ internal import CourierCrypto
 ///
 /// | key | type | what | expiry |
 /// | --- | --- | --- | --- |
-/// | `<prefix>rl:{<endpoint key>}:<settings>` | hash (`tat`, `paused`) | one fleet rate limit's theoretical arrival time and Retry-After pause | when both are in the past |
-/// | `<prefix>instances` | sorted set | live instances, scored by when their heartbeat lapses | members removed when they lapse |
+/// | `<prefix>rl:{<endpoint key>}:<settings>` | hash (`tat`, `paused`, `interval`, `burst`) | one fleet rate limit's theoretical arrival time and Retry-After pause (Redis time, microseconds), and its emission interval (microseconds) and burst for the status reader | when both `tat` and `paused` are in the past |
+/// | `<prefix>instances` | sorted set | live instances, scored by when their heartbeat lapses (Redis time, microseconds) | members removed when they lapse; the set when its last member does |
 /// | `<prefix>token:{<identity>}` | string | a shared OAuth token record, AES-256-GCM encrypted | the token's lifetime |
 /// | `<prefix>token:{<identity>}:lock` | string | the fleet's one refresh in flight (a random owner) | the lock's lease |
 ///
@@ -26,8 +26,27 @@ package struct FleetKeys: Sendable, Hashable {
         "\(prefix)rl:{\(endpointKey)}:\(Self.settingsHash(limit))"
     }
 
-    /// The pattern that matches every rate-limit key (for `courier fleet status`).
-    package var rateLimitPattern: String { "\(prefix)rl:*" }
+    /// The `SCAN MATCH` pattern of every rate-limit key (for `courier fleet status`): the prefix with its glob
+    /// characters (`*`, `?`, `[`, `]`, `\`) escaped, so a prefix such as `app[1]:` matches only itself.
+    package var rateLimitPattern: String {
+        var escaped = ""
+        for character in prefix {
+            if "*?[]\\".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped + "rl:*"
+    }
+
+    /// The endpoint key and settings hash a ``rateLimit(endpointKey:limit:)`` key was made of; nil for a key that
+    /// is not one (another prefix, or a name that does not end in `}:` and 12 hex digits).
+    package func parseRateLimit(_ key: String) -> (endpointKey: String, settings: String)? {
+        let head = "\(prefix)rl:{"
+        guard key.hasPrefix(head) else { return nil }
+        let rest = key.dropFirst(head.count)
+        let settings = rest.suffix(12)
+        guard rest.count >= 14, settings.allSatisfy({ "0123456789abcdef".contains($0) }), rest.dropLast(12).hasSuffix("}:") else { return nil }
+        return (String(rest.dropLast(14)), String(settings))
+    }
 
     /// The sorted set of live instances.
     package var instances: String { "\(prefix)instances" }

@@ -25,4 +25,24 @@ import Testing
         #expect(record != keys.token(identity: identity + "x"))
         #expect(keys.instances == "courier:instances")
     }
+
+    @Test func aRateLimitKeyParsesBackIntoItsEndpointKeyAndSettings() throws {
+        let keys = FleetKeys(prefix: "courier:app:")
+        let limit = RateLimit(requestsPerSecond: 50, burst: 10)
+        for endpoint in ["api.example.com/v1", "", "odd}:key{", "h/é"] {
+            let parsed = try #require(keys.parseRateLimit(keys.rateLimit(endpointKey: endpoint, limit: limit)))
+            #expect(parsed.endpointKey == endpoint)
+            #expect(parsed.settings == FleetKeys.settingsHash(limit))
+        }
+        #expect(keys.parseRateLimit("courier:other:rl:{a}:0123456789ab") == nil, "another prefix")
+        #expect(keys.parseRateLimit("courier:app:rl:{a}:0123456789aZ") == nil, "not hex")
+        #expect(keys.parseRateLimit("courier:app:rl:{a}0123456789ab") == nil, "no }:")
+        #expect(keys.parseRateLimit("courier:app:rl:junk") == nil)
+        #expect(keys.parseRateLimit("courier:app:instances") == nil)
+    }
+
+    @Test func theScanPatternEscapesTheGlobCharactersOfThePrefix() {
+        #expect(FleetKeys().rateLimitPattern == "courier:rl:*")
+        #expect(FleetKeys(prefix: "app[1]*?\\:").rateLimitPattern == "app\\[1\\]\\*\\?\\\\:rl:*")
+    }
 }
