@@ -252,7 +252,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCoordinationTests",
-            dependencies: ["CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTestSupport"]
+            dependencies: [
+                "CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTestSupport",
+                // The shared token tests run the OAuth plugins against a token endpoint over Courier's transport.
+                "CourierAuthorisers", "CourierTransport",
+            ]
         ),
         // The fuzz targets' seed corpora, replayed through their harnesses.
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
