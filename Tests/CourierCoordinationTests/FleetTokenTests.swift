@@ -11,14 +11,8 @@ import Testing
 /// refresh tokens and revokes the family on a replay.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct FleetTokenTests {
     @Test func eightInstancesRefreshOnceAtAColdStartAndOnceAfterAFleetWide401() async throws {
-        let redis = try await RedisServer.start()
-        let tokens = try RotatingTokenServer()
-        defer { tokens.stop() }
-        let key = FleetMember.randomKey()
-        let fleet = try (0..<8).map { _ in
-            try FleetMember(redisURL: redis.url(), tokenKey: key, plugin: OAuth2RefreshPlugin.self, settings: FleetMember.refreshSettings(tokens))
-        }
-        defer { withExtendedLifetime(redis) { fleet.forEach { $0.shutdown() } } }
+        let (redis, tokens, fleet) = try await startFleet(8, OAuth2RefreshPlugin.self, FleetMember.refreshSettings)
+        defer { withExtendedLifetime(redis) { tokens.stop(); fleet.forEach { $0.shutdown() } } }
 
         // Cold start: 8 x 20 concurrent calls, one refresh for the fleet.
         let first = try await authoriseEverywhere(fleet, calls: 20)
@@ -50,17 +44,8 @@ import Testing
     }
 
     @Test func clientCredentialsAreSharedWithOneTokenRequestForTheFleet() async throws {
-        let redis = try await RedisServer.start()
-        let tokens = try RotatingTokenServer()
-        defer { tokens.stop() }
-        let key = FleetMember.randomKey()
-        let fleet = try (0..<8).map { _ in
-            try FleetMember(
-                redisURL: redis.url(), tokenKey: key, plugin: OAuth2ClientCredentialsPlugin.self,
-                settings: FleetMember.clientCredentialsSettings(tokens)
-            )
-        }
-        defer { withExtendedLifetime(redis) { fleet.forEach { $0.shutdown() } } }
+        let (redis, tokens, fleet) = try await startFleet(8, OAuth2ClientCredentialsPlugin.self, FleetMember.clientCredentialsSettings)
+        defer { withExtendedLifetime(redis) { tokens.stop(); fleet.forEach { $0.shutdown() } } }
         let headers = try await authoriseEverywhere(fleet, calls: 20)
         #expect(headers.count == 160)
         #expect(Set(headers).count == 1)
@@ -135,14 +120,8 @@ import Testing
     /// Redis killed after the fleet shared a token: with `.local` a load still gets a token; back on Redis, the
     /// fleet shares again.
     @Test func redisKilledMidRunDegradesToLocalAndRecovers() async throws {
-        let redis = try await RedisServer.start()
-        let tokens = try RotatingTokenServer(delay: .zero)
-        defer { tokens.stop() }
-        let key = FleetMember.randomKey()
-        let fleet = try (0..<2).map { _ in
-            try FleetMember(redisURL: redis.url(), tokenKey: key, plugin: OAuth2RefreshPlugin.self, settings: FleetMember.refreshSettings(tokens))
-        }
-        defer { withExtendedLifetime(redis) { fleet.forEach { $0.shutdown() } } }
+        let (redis, tokens, fleet) = try await startFleet(2, OAuth2RefreshPlugin.self, FleetMember.refreshSettings, delay: .zero)
+        defer { withExtendedLifetime(redis) { tokens.stop(); fleet.forEach { $0.shutdown() } } }
         #expect(Set(try await authoriseEverywhere(fleet, calls: 5)) == ["Bearer " + tokens.accessToken(1)])
         await redis.kill()
         // The first instance meets a 401: Redis is gone, so it refreshes in-process with the refresh token it read.
@@ -161,4 +140,18 @@ import Testing
         }
         #expect(tokens.replays == 1 && tokens.revoked)
     }
+}
+
+/// A redis-server, a rotating token endpoint answering after `delay`, and `count` members sharing one token key.
+private func startFleet(
+    _ count: Int, _ plugin: any AuthoriserPlugin.Type, _ settings: (RotatingTokenServer) -> [String: PolicyValue],
+    delay: Duration = .milliseconds(100)
+) async throws -> (RedisServer, RotatingTokenServer, [FleetMember]) {
+    let redis = try await RedisServer.start()
+    let tokens = try RotatingTokenServer(delay: delay)
+    let key = FleetMember.randomKey()
+    let fleet = try (0..<count).map { _ in
+        try FleetMember(redisURL: redis.url(), tokenKey: key, plugin: plugin, settings: settings(tokens))
+    }
+    return (redis, tokens, fleet)
 }
