@@ -252,8 +252,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCoordinationTests",
-            // CourierTransport for the process-local limiter the fleet's GCRA is checked against.
-            dependencies: ["CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTransport", "CourierTestSupport"]
+            dependencies: [
+                "CourierCoordination", "CourierRedis", "CourierCore", "CourierCrypto", "CourierTestSupport",
+                // CourierTransport for the process-local limiter the fleet's GCRA is checked against; the shared
+                // token tests run the OAuth plugins against a token endpoint over Courier's transport.
+                "CourierAuthorisers", "CourierTransport",
+            ]
         ),
         // The fuzz targets' seed corpora, replayed through their harnesses.
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),

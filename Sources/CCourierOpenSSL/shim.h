@@ -12,6 +12,7 @@
 #include <openssl/bio.h>
 #include <openssl/pem.h>
 #include <openssl/crypto.h>
+#include <openssl/rand.h>
 
 static inline long ccourier_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);

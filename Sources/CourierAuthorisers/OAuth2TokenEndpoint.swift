@@ -49,7 +49,7 @@ struct OAuth2TokenEndpoint: Sendable {
             if let code = (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error,
                 code.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), code.utf8.count <= 64
             {
-                message += " (error: \(code))"
+                message += Self.errorCodeSuffix(code)
             }
             throw AuthoriserError(.tokenEndpointStatus, message, authoriser: authoriser, status: response.status)
         }
@@ -77,6 +77,14 @@ struct OAuth2TokenEndpoint: Sendable {
         let expiresAt = parsed.expiresIn.map { requestedAt + $0 }
         let token = AccessToken(value: value, type: parsed.tokenType ?? "Bearer", expiresAt: expiresAt, issuedAt: requestedAt)
         return Grant(token: token, refreshToken: parsed.refreshToken.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// How an error answer's OAuth `error` code (§5.2, not a secret) ends the message.
+    private static func errorCodeSuffix(_ code: String) -> String { " (error: \(code))" }
+
+    /// Whether `error` is the endpoint's `invalid_grant` (§5.2): the refresh token is spent, revoked or unknown.
+    static func isInvalidGrant(_ error: AuthoriserError) -> Bool {
+        error.kind == .tokenEndpointStatus && error.message.hasSuffix(errorCodeSuffix("invalid_grant"))
     }
 
     /// §5.1. `expires_in` is a number of seconds; some providers send it as a string, which is accepted too.

@@ -13,12 +13,16 @@ final class TokenCache: Sendable {
 
     private let state: Mutex<Locked>
     private let clock: @Sendable () -> Double
-    private let fetch: @Sendable () async throws -> AccessToken
+    private let fetch: @Sendable (_ avoiding: String?) async throws -> AccessToken
 
     /// - Parameters:
     ///   - refreshMargin: seconds ahead of expiry at which a token is replaced.
-    ///   - fetch: asks the token endpoint for a new token; called by at most one task at a time.
-    init(refreshMargin: Double, clock: @escaping @Sendable () -> Double, fetch: @escaping @Sendable () async throws -> AccessToken) {
+    ///   - fetch: gets a new token (from the token endpoint, or a fleet's shared store), never the token value
+    ///     `avoiding` (the one last refused or replaced); called by at most one task at a time.
+    init(
+        refreshMargin: Double, clock: @escaping @Sendable () -> Double,
+        fetch: @escaping @Sendable (_ avoiding: String?) async throws -> AccessToken
+    ) {
         self.state = Mutex(Locked(machine: TokenStateMachine(refreshMargin: refreshMargin)))
         self.clock = clock
         self.fetch = fetch
@@ -76,17 +80,17 @@ final class TokenCache: Sendable {
         switch action {
         case .use(let token):
             waiter.resume(returning: token)
-        case .wait(startRefresh: false):
+        case .wait(startRefresh: false, _):
             break
-        case .wait(startRefresh: true):
+        case .wait(startRefresh: true, let avoiding):
             // Shared by every waiter: outside the scope of the load that happened to start it.
-            Task { await CancellationScope.unscoped { await self.performRefresh() } }
+            Task { await CancellationScope.unscoped { await self.performRefresh(avoiding: avoiding) } }
         }
     }
 
-    private func performRefresh() async {
+    private func performRefresh(avoiding: String?) async {
         do {
-            let token = try await fetch()
+            let token = try await fetch(avoiding)
             let waiters = state.withLock { $0.machine.refreshSucceeded(token) }
             for waiter in waiters { waiter.resume(returning: token) }
         } catch {

@@ -4,6 +4,10 @@
 /// Single flight: while a refresh is in flight every caller is parked as a waiter of that one refresh; the
 /// refresh's result (token or error) is handed to all of them at once.
 ///
+/// A token the server refused (401), or one an explicit refresh replaces, is remembered until a refresh succeeds:
+/// the refresh it starts carries it (`avoiding`), so that a refresh through a fleet's shared store does not take
+/// back the very token just refused from a record another instance has not replaced yet.
+///
 ///     empty ──authorise──▶ refreshing(waiters) ──succeeded──▶ valid(token) ──expired / failed(token)──▶ empty
 ///                                   └──────────failed─────────▶ empty
 struct TokenStateMachine<Waiter> {
@@ -17,11 +21,14 @@ struct TokenStateMachine<Waiter> {
     enum AuthoriseAction {
         /// Use this token now; the waiter was not kept.
         case use(AccessToken)
-        /// The waiter is parked; when `startRefresh` is true the owner starts the (one) refresh.
-        case wait(startRefresh: Bool)
+        /// The waiter is parked; when `startRefresh` is true the owner starts the (one) refresh, which must not
+        /// return the token value `avoiding` (refused by the server, or replaced on request).
+        case wait(startRefresh: Bool, avoiding: String? = nil)
     }
 
     private var state: State = .empty
+    /// The last token value refused (401) or explicitly replaced, until a refresh succeeds.
+    private var rejected: String?
     /// Seconds ahead of expiry at which a token counts as expired.
     let refreshMargin: Double
 
@@ -36,7 +43,7 @@ struct TokenStateMachine<Waiter> {
             return .use(token)
         case .empty, .valid:
             state = .refreshing(waiters: [(id, waiter)])
-            return .wait(startRefresh: true)
+            return .wait(startRefresh: true, avoiding: rejected)
         case .refreshing(var waiters):
             waiters.append((id, waiter))
             state = .refreshing(waiters: waiters)
@@ -48,8 +55,9 @@ struct TokenStateMachine<Waiter> {
     mutating func refresh(id: UInt64, waiter: Waiter) -> AuthoriseAction {
         switch state {
         case .empty, .valid:
+            if case .valid(let token) = state { rejected = token.value }
             state = .refreshing(waiters: [(id, waiter)])
-            return .wait(startRefresh: true)
+            return .wait(startRefresh: true, avoiding: rejected)
         case .refreshing(var waiters):
             waiters.append((id, waiter))
             state = .refreshing(waiters: waiters)
@@ -61,10 +69,12 @@ struct TokenStateMachine<Waiter> {
     mutating func refreshSucceeded(_ token: AccessToken) -> [Waiter] {
         guard case .refreshing(let waiters) = state else { preconditionFailure("Invalid state: \(state)") }
         state = .valid(token)
+        rejected = nil
         return waiters.map(\.waiter)
     }
 
-    /// The refresh failed: every waiter gets the error, and the next request tries again.
+    /// The refresh failed: every waiter gets the error, and the next request tries again (still avoiding a
+    /// refused token).
     mutating func refreshFailed() -> [Waiter] {
         guard case .refreshing(let waiters) = state else { preconditionFailure("Invalid state: \(state)") }
         state = .empty
@@ -81,9 +91,12 @@ struct TokenStateMachine<Waiter> {
     }
 
     /// The server refused a request carrying `tokenValue` (401). The token is dropped if it is still the
-    /// current one; a newer token, or a refresh in flight, is left alone.
+    /// current one, and the next refresh avoids it; a newer token, or a refresh in flight, is left alone.
     mutating func authorisationFailed(tokenValue: String) {
-        if case .valid(let token) = state, token.value == tokenValue { state = .empty }
+        if case .valid(let token) = state, token.value == tokenValue {
+            state = .empty
+            rejected = tokenValue
+        }
     }
 
     /// The current token, if one is held (for tests and diagnostics).

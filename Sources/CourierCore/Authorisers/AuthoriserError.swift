@@ -24,6 +24,14 @@ public struct AuthoriserError: Error, Sendable, CustomStringConvertible {
         public static let missingAccessToken = Kind(rawValue: "missing-access-token")
         /// The request cannot be signed as configured (e.g. a signed header it lacks).
         public static let unsignableRequest = Kind(rawValue: "unsignable-request")
+        /// The fleet's shared token store cannot be reached, and the policy says to fail closed rather than
+        /// refresh in this process (the cause is the store's error).
+        public static let sharedTokensUnavailable = Kind(rawValue: "shared-tokens-unavailable")
+        /// A shared token record cannot be decrypted with this instance's key: the instances must share one
+        /// token key, or the record was altered.
+        public static let sharedTokenUnreadable = Kind(rawValue: "shared-token-unreadable")
+        /// Another instance holds the fleet's refresh lock, and no usable record appeared within the wait.
+        public static let sharedTokenWaitTimedOut = Kind(rawValue: "shared-token-wait-timed-out")
 
         public var description: String { rawValue }
     }
