@@ -122,6 +122,25 @@ public struct PolicyRule: Sendable, Hashable {
     /// `ca-file-missing`: tls.ca-file names a file that does not exist.
     package static let caFileMissing = PolicyRule(id: "ca-file-missing", severity: .error, summary: "tls.ca-file names a file that does not exist.")
 
+    // MARK: - Coordination (errors)
+
+    /// `duplicate-coordination`: A second file of the policy has a coordination section (a policy has one backend).
+    package static let duplicateCoordination = PolicyRule(id: "duplicate-coordination", severity: .error, summary: "A second file of the policy has a coordination section (a policy has one backend).")
+    /// `incomplete-coordination`: A coordination section has no redis, or its redis has no url.
+    package static let incompleteCoordination = PolicyRule(id: "incomplete-coordination", severity: .error, summary: "A coordination section has no redis, or its redis has no url.")
+    /// `invalid-redis-url`: coordination.redis.url is not redis:// or rediss://host[:port][/db], or holds a user or password.
+    package static let invalidRedisURL = PolicyRule(id: "invalid-redis-url", severity: .error, summary: "coordination.redis.url is not redis:// or rediss://host[:port][/db], or holds a user or password.")
+    /// `invalid-token-key`: A literal coordination.redis.token-key is not 32 bytes in base64.
+    package static let invalidTokenKey = PolicyRule(id: "invalid-token-key", severity: .error, summary: "A literal coordination.redis.token-key is not 32 bytes in base64.")
+    /// `fleet-scope-without-coordination`: A rate limit has scope: fleet, but the policy has no coordination section.
+    package static let fleetScopeWithoutCoordination = PolicyRule(id: "fleet-scope-without-coordination", severity: .error, summary: "A rate limit has scope: fleet, but the policy has no coordination section.")
+    /// `shared-tokens-without-coordination`: An authoriser has share-tokens: true, but the policy has no coordination section.
+    package static let sharedTokensWithoutCoordination = PolicyRule(id: "shared-tokens-without-coordination", severity: .error, summary: "An authoriser has share-tokens: true, but the policy has no coordination section.")
+    /// `shared-tokens-without-token-key`: An authoriser has share-tokens: true, but coordination.redis has no token-key to encrypt them with.
+    package static let sharedTokensWithoutTokenKey = PolicyRule(id: "shared-tokens-without-token-key", severity: .error, summary: "An authoriser has share-tokens: true, but coordination.redis has no token-key to encrypt them with.")
+    /// `shared-tokens-unsupported`: An authoriser has share-tokens: true, but its plugin type cannot share tokens.
+    package static let sharedTokensUnsupported = PolicyRule(id: "shared-tokens-unsupported", severity: .error, summary: "An authoriser has share-tokens: true, but its plugin type cannot share tokens.")
+
     // MARK: - Warnings
 
     /// `credentials-over-http`: An authoriser serves a plain-http service.
@@ -140,6 +159,8 @@ public struct PolicyRule: Sendable, Hashable {
     package static let singlePin = PolicyRule(id: "single-pin", severity: .warning, summary: "TLS pinning with one pin and no backup pin.")
     /// `retry-exceeds-timeout`: The retry curve's worst case does not fit timeouts.total, or connect > total.
     package static let retryExceedsTimeout = PolicyRule(id: "retry-exceeds-timeout", severity: .warning, summary: "The retry curve's worst case does not fit timeouts.total, or connect > total.")
+    /// `coordination-fails-open`: coordination.on-unavailable is open, so every fleet limit is dropped while Redis is down.
+    package static let coordinationFailsOpen = PolicyRule(id: "coordination-fails-open", severity: .warning, summary: "coordination.on-unavailable is open, so every fleet limit is dropped while Redis is down.")
     /// `too-many-diagnostics`: A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.
     package static let tooManyDiagnostics = PolicyRule(id: "too-many-diagnostics", severity: .warning, summary: "A file has more diagnostics than PolicyLimits.maxDiagnosticsPerFile; the rest are counted, not shown.")
 
@@ -151,8 +172,10 @@ public struct PolicyRule: Sendable, Hashable {
         duplicateAuthoriser, invalidMaxAttempts, backoffInitialExceedsMax, unknownJitter, invalidRetryCondition,
         invalidMethod, unknownAuthoriser, unknownPlugin, unknownSetting, missingSetting, invalidSetting,
         invalidHostPattern, serviceWithoutHosts, hostClaimedTwice, invalidFallback, fallbackCycle, invalidEndpoint,
-        invalidPin, invalidTLSVersion, caFileMissing,
+        invalidPin, invalidTLSVersion, caFileMissing, duplicateCoordination, incompleteCoordination, invalidRedisURL,
+        invalidTokenKey, fleetScopeWithoutCoordination, sharedTokensWithoutCoordination, sharedTokensWithoutTokenKey,
+        sharedTokensUnsupported,
         credentialsOverHTTP, secretLiteral, nonIdempotentRetry, unboundedBackoff, unreachableRule, unusedAuthoriser,
-        singlePin, retryExceedsTimeout, tooManyDiagnostics,
+        singlePin, retryExceedsTimeout, coordinationFailsOpen, tooManyDiagnostics,
     ]
 }

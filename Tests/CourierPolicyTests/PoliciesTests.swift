@@ -4,7 +4,7 @@ import Testing
 
 /// The example policies in policies/ compile with no diagnostic at all, and decide what they say they do.
 @Suite struct PoliciesTests {
-    @Test(arguments: ["music-streaming.yaml", "minimal.yaml", "common.yaml"])
+    @Test(arguments: ["music-streaming.yaml", "minimal.yaml", "common.yaml", "fleet.yaml"])
     func policyIsClean(_ name: String) throws {
         let result = PolicyCompiler().compile(file: Fixtures.policies + "/" + name)
         #expect(result.diagnostics == [], "\(result.diagnostics.map(\.description).joined(separator: "\n"))")
@@ -47,6 +47,20 @@ import Testing
         #expect(graph.defaults.origins["retry.budget.ratio"]?.file.hasSuffix("common.yaml") == true)
     }
 
+    @Test func fleetSharesItsPartnerLimitAndTokens() throws {
+        let graph = try #require(PolicyCompiler().compile(file: Fixtures.policies + "/fleet.yaml").graph)
+        let coordination = try #require(graph.coordination)
+        #expect(coordination.redis.endpoint.description == "redis://127.0.0.1:6379/0")
+        #expect(coordination.redis.keyPrefix == "courier:orders:")
+        #expect(coordination.redis.tokenKey?.description == "${env:COURIER_TOKEN_KEY}")
+        #expect(coordination.onUnavailable == .local)
+        let orders = try #require(graph.route(for: "https://partner.example.com/v2/orders"))
+        #expect(orders.rateLimit == RateLimit(requestsPerSecond: 20, burst: 20, scope: .fleet))
+        #expect(orders.authoriser?.shareTokens == true)
+        #expect(graph.route(for: "https://partner.example.com/v2/reports/7")?.rateLimit?.scope == .fleet)
+        #expect(graph.route(for: "https://partner.example.com/v2/health")?.rateLimit?.scope == .process)
+    }
+
     @Test func minimalUsesBuiltInDefaults() throws {
         let graph = try #require(PolicyCompiler().compile(file: Fixtures.policies + "/minimal.yaml").graph)
         let route = try #require(graph.route(for: "https://api.example.com/"))
@@ -73,14 +87,25 @@ import Testing
             retry-after-cap: 1m
             budget: { ratio: 0.5, min-per-second: 1 }
             idempotency-key: X-Idempotency-Key
-          rate-limit: { requests-per-second: 3, burst: 4, endpoints: { /a: { requests-per-second: 1, burst: 1 } } }
+          rate-limit: { requests-per-second: 3, burst: 4, scope: fleet, endpoints: { /a: { requests-per-second: 1, burst: 1, scope: process } } }
           propagate-trace-context: false
+        coordination:
+          redis:
+            url: "rediss://redis.example.com:6380/1"
+            username: "${env:REDIS_USER}"
+            password: "${env:REDIS_PASSWORD}"
+            key-prefix: "courier:test:"
+            timeout: 20ms
+            token-key: "${env:COURIER_TOKEN_KEY}"
+            tls: { min-version: "1.3" }
+          on-unavailable: closed
         authorisers:
           auth:
             plugin: api-key
             settings: { key: "${env:KEY}", query-item: key }
             timeout: 2s
             allow-plain-http: true
+            share-tokens: false
         services:
           svc:
             hosts: [svc.example.com]

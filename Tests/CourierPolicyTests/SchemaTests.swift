@@ -35,7 +35,7 @@ import Testing
         let root = try Self.schema()
         #expect(root["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
         let properties = try #require(root["properties"] as? [String: Any])
-        #expect(Set(properties.keys) == ["version", "include", "defaults", "authorisers", "services"])
+        #expect(Set(properties.keys) == ["version", "include", "defaults", "authorisers", "services", "coordination"])
         #expect(root["additionalProperties"] as? Bool == false)
         #expect(root["required"] as? [String] == ["version"])
         let services = try #require(properties["services"] as? [String: Any])
@@ -44,7 +44,7 @@ import Testing
         let serviceKeys = try #require(service["properties"] as? [String: Any])
         #expect(Set(serviceKeys.keys) == ["hosts", "scheme", "authoriser", "rate-limit", "retry", "timeouts", "fallbacks", "tls", "cache", "propagate-trace-context"])
         let keys = try Self.languageKeys()
-        for key in ["max-attempts", "jitter", "budget", "min-per-second", "idempotency-key", "retry-after-cap", "endpoints", "pins", "ca-file", "min-version", "ttl", "max-size", "allow-plain-http"] {
+        for key in ["max-attempts", "jitter", "budget", "min-per-second", "idempotency-key", "retry-after-cap", "endpoints", "pins", "ca-file", "min-version", "ttl", "max-size", "allow-plain-http", "scope", "share-tokens", "on-unavailable", "url", "username", "password", "key-prefix", "token-key"] {
             #expect(keys.contains(key), "\(key) missing from the schema")
         }
     }

@@ -9,6 +9,10 @@ public struct AuthoriserInstance: Hashable, Sendable {
     public var timeout: Duration
     /// Whether credentials may be sent over plain http. Off by default; the loader refuses otherwise.
     public var allowPlainHTTP: Bool
+    /// Whether the instances of a fleet share this authoriser's tokens through the policy's `coordination:`
+    /// backend (`share-tokens`), so that one of them refreshes and the others reuse the result. Off by default;
+    /// only plugin types whose descriptor ``AuthoriserTypeDescriptor/supportsSharedTokens`` accept it.
+    public var shareTokens: Bool
     public var definedAt: SourceLocation
 
     public init(
@@ -17,6 +21,7 @@ public struct AuthoriserInstance: Hashable, Sendable {
         settings: [String: PolicyValue],
         timeout: Duration = .seconds(10),
         allowPlainHTTP: Bool = false,
+        shareTokens: Bool = false,
         definedAt: SourceLocation
     ) {
         self.name = name
@@ -24,6 +29,7 @@ public struct AuthoriserInstance: Hashable, Sendable {
         self.settings = settings
         self.timeout = timeout
         self.allowPlainHTTP = allowPlainHTTP
+        self.shareTokens = shareTokens
         self.definedAt = definedAt
     }
 }

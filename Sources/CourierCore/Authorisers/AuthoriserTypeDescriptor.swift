@@ -55,6 +55,9 @@ public struct AuthoriserTypeDescriptor: Sendable {
     public var type: String
     public var summary: String
     public var settings: [Setting]
+    /// Whether the plugin can keep its credentials in the fleet's shared token store, so that a policy may say
+    /// `share-tokens: true` on its instances (the compiler refuses it otherwise). The built-in OAuth 2 types do.
+    public var supportsSharedTokens: Bool
     /// Checks that span settings (e.g. "`header` and `query-item` are exclusive"); returns one message per
     /// problem, each naming the setting it is about first, as `(setting, message)`.
     public var crossCheck: @Sendable ([String: PolicyValue]) -> [(setting: String?, message: String)]
@@ -63,11 +66,13 @@ public struct AuthoriserTypeDescriptor: Sendable {
         type: String,
         summary: String,
         settings: [Setting],
+        supportsSharedTokens: Bool = false,
         crossCheck: @escaping @Sendable ([String: PolicyValue]) -> [(setting: String?, message: String)] = { _ in [] }
     ) {
         self.type = type
         self.summary = summary
         self.settings = settings
+        self.supportsSharedTokens = supportsSharedTokens
         self.crossCheck = crossCheck
     }
 

@@ -21,7 +21,8 @@ public enum BuiltInAuthoriserTypes {
             .init("refresh-token", .secret, required: true, "The long-lived refresh token."),
             .init("scope", .string, "Space-separated scopes to ask for."),
             .init("refresh-before", .duration, default: "60s", "Refresh this long before the access token expires."),
-        ]
+        ],
+        supportsSharedTokens: true
     )
 
     public static let oauth2ClientCredentials = AuthoriserTypeDescriptor(
@@ -34,7 +35,8 @@ public enum BuiltInAuthoriserTypes {
             .init("scope", .string, "Space-separated scopes to ask for."),
             .init("audience", .string, "The audience parameter some providers require."),
             .init("refresh-before", .duration, default: "60s", "Refresh this long before the access token expires."),
-        ]
+        ],
+        supportsSharedTokens: true
     )
 
     public static let apiKey = AuthoriserTypeDescriptor(

@@ -10,6 +10,7 @@ public struct PolicyGraph: Sendable {
         let services: [ServicePolicy]
         let authorisers: [String: AuthoriserInstance]
         let defaults: PolicyDefaults
+        let coordination: CoordinationPolicy?
         let files: [String]
         /// Exact host -> (service index, index of the pattern in its hosts, its route entry).
         let exact: [String: Hit]
@@ -23,12 +24,13 @@ public struct PolicyGraph: Sendable {
 
         init(
             version: Int, services: [ServicePolicy], authorisers: [String: AuthoriserInstance],
-            defaults: PolicyDefaults, files: [String]
+            defaults: PolicyDefaults, coordination: CoordinationPolicy?, files: [String]
         ) {
             self.version = version
             self.services = services
             self.authorisers = authorisers
             self.defaults = defaults
+            self.coordination = coordination
             self.files = files
             let entries = services.map { service in
                 RouteEntry(service: service, authoriser: service.authoriser.flatMap { authorisers[$0] })
@@ -73,9 +75,12 @@ public struct PolicyGraph: Sendable {
         services: [ServicePolicy],
         authorisers: [String: AuthoriserInstance] = [:],
         defaults: PolicyDefaults = .builtIn,
+        coordination: CoordinationPolicy? = nil,
         files: [String] = []
     ) {
-        storage = Storage(version: version, services: services, authorisers: authorisers, defaults: defaults, files: files)
+        storage = Storage(
+            version: version, services: services, authorisers: authorisers, defaults: defaults, coordination: coordination,
+            files: files)
     }
 
     /// The language version the policy declared.
@@ -84,6 +89,9 @@ public struct PolicyGraph: Sendable {
     public var services: [ServicePolicy] { storage.services }
     public var authorisers: [String: AuthoriserInstance] { storage.authorisers }
     public var defaults: PolicyDefaults { storage.defaults }
+    /// The `coordination:` section (the backend fleet-scoped limits and shared tokens use); nil when no file of
+    /// the policy has one.
+    public var coordination: CoordinationPolicy? { storage.coordination }
     /// Every file the policy was compiled from, the root first.
     public var files: [String] { storage.files }
 

@@ -45,6 +45,19 @@ struct PolicyLinker {
             origins: PolicyLinker.origins(defaultsLayer))
         checkRetry(merged: defaultsLayer, own: defaultsLayer, retry: defaults.retry, timeouts: defaults.timeouts, owner: "the defaults", anchor: fallbackLocation)
 
+        // One coordination section per policy, whichever file has it.
+        var coordination: ParsedPolicyFile.Coordination?
+        for file in files {
+            guard let section = file.coordination else { continue }
+            if let first = coordination {
+                report(.duplicateCoordination, "a coordination section is already declared at \(first.location); a policy has one backend", at: section.location,
+                       suggestion: "keep one section, in a file that the others include if they share it")
+            } else {
+                coordination = section
+            }
+        }
+        if coordination == nil { checkFleetScopes(defaultsLayer, owner: "the defaults") }
+
         // Authorisers, unique by name across files.
         var authorisers: [String: AuthoriserInstance] = [:]
         var authoriserOrder: [ParsedPolicyFile.Authoriser] = []
@@ -77,6 +90,7 @@ struct PolicyLinker {
                 let merged = parsed.layer.merged(over: defaultsLayer)
                 let service = PolicyLinker.service(parsed, merged)
                 checkService(parsed, service: service, merged: merged, authorisers: authorisers, claimed: &claimed)
+                if coordination == nil { checkFleetScopes(parsed.layer, owner: "service '\(parsed.name.abbreviated)'") }
                 if let a = service.authoriser { usedAuthorisers.insert(a) }
                 services.append(service)
             }
@@ -87,7 +101,43 @@ struct PolicyLinker {
             report(.unusedAuthoriser, "authoriser '\(a.instance.name.abbreviated)' is not used by any service", at: a.location,
                    suggestion: "assign it with 'authoriser: \(a.instance.name.abbreviated)' in a service, or remove it")
         }
-        return PolicyGraph(version: 1, services: services, authorisers: authorisers, defaults: defaults, files: fileList)
+        checkSharedTokens(authoriserOrder, coordination: coordination)
+        return PolicyGraph(
+            version: 1, services: services, authorisers: authorisers, defaults: defaults, coordination: coordination?.policy,
+            files: fileList)
+    }
+
+    // MARK: - Coordination
+
+    /// In a policy without `coordination:`: every `scope: fleet` that `layer` itself says (the rate limit's and
+    /// its endpoint overrides'), at the `scope` key. Inherited scopes were reported where they are written.
+    private mutating func checkFleetScopes(_ layer: PolicyLayer, owner: String) {
+        let suggestion = "add a top-level 'coordination: { redis: { url: \"redis://127.0.0.1:6379/0\" } }', or use 'scope: process'"
+        if let setting = layer.scope("rate-limit.scope"), setting.scope == .fleet {
+            report(.fleetScopeWithoutCoordination, "the rate limit of \(owner) has scope: fleet, but the policy has no coordination section to share it through",
+                   at: setting.keyLocation, suggestion: suggestion)
+        }
+        for (prefix, entry) in layer.children(of: "rate-limit.endpoints") {
+            guard case .limit(_, let own?) = entry.value, own.scope == .fleet else { continue }
+            report(.fleetScopeWithoutCoordination, "endpoint '\(prefix.abbreviated)' of \(owner) has scope: fleet, but the policy has no coordination section to share it through",
+                   at: own.keyLocation, suggestion: suggestion)
+        }
+    }
+
+    /// `share-tokens: true` needs a backend and a key to encrypt the tokens with. An authoriser whose plugin cannot
+    /// share tokens, and a broken coordination section, were reported as such.
+    private mutating func checkSharedTokens(_ authorisers: [ParsedPolicyFile.Authoriser], coordination: ParsedPolicyFile.Coordination?) {
+        for a in authorisers {
+            guard let key = a.shareTokensKey, registry[a.instance.plugin]?.supportsSharedTokens == true else { continue }
+            let name = a.instance.name.abbreviated
+            if coordination == nil {
+                report(.sharedTokensWithoutCoordination, "authoriser '\(name)' says share-tokens: true, but the policy has no coordination section to share them through", at: key,
+                       suggestion: "add a top-level 'coordination:' with 'redis: { url: …, token-key: \"${env:COURIER_TOKEN_KEY}\" }', or remove 'share-tokens'")
+            } else if coordination?.policy != nil, coordination?.hasTokenKey == false {
+                report(.sharedTokensWithoutTokenKey, "authoriser '\(name)' says share-tokens: true, but coordination.redis has no token-key to encrypt the shared tokens with", at: key,
+                       suggestion: "add 'token-key: \"${env:COURIER_TOKEN_KEY}\"' under coordination.redis (32 random bytes in base64: openssl rand -base64 32)")
+            }
+        }
     }
 
     // MARK: - Checks
@@ -146,6 +196,9 @@ struct PolicyLinker {
         }
         if own["rate-limit.burst"] != nil && service.rateLimit.perEndpoint == nil, let burst = own["rate-limit.burst"] {
             report(.unreachableRule, "rate-limit.burst has no effect without requests-per-second", at: burst.location, suggestion: "add 'requests-per-second'")
+        }
+        if let scope = own["rate-limit.scope"], service.rateLimit.perEndpoint == nil, service.rateLimit.endpoints.isEmpty {
+            report(.unreachableRule, "rate-limit.scope has no effect without requests-per-second or endpoints", at: scope.location, suggestion: "add 'requests-per-second'")
         }
         if own.touches("retry", "timeouts") {
             checkRetry(merged: merged, own: own, retry: service.retry, timeouts: service.timeouts, owner: "service '\(parsed.name.abbreviated)'", anchor: parsed.location)
@@ -257,8 +310,13 @@ struct PolicyLinker {
 
     // MARK: - Building values from a merged layer
 
+    /// Where each leaf came from; an endpoint override's own `scope` is `rate-limit.endpoints.<prefix>.scope`.
     static func origins(_ layer: PolicyLayer) -> [String: SourceLocation] {
-        layer.entries.mapValues(\.location)
+        var out = layer.entries.mapValues(\.location)
+        for (path, entry) in layer.entries {
+            if case .limit(_, let own?) = entry.value { out[path + ".scope"] = own.keyLocation }
+        }
+        return out
     }
 
     static func timeouts(_ l: PolicyLayer) -> TimeoutPolicy {
@@ -296,16 +354,30 @@ struct PolicyLinker {
             idempotencyKeyHeader: l.string("retry.idempotency-key"))
     }
 
+    /// The merged rate limit; an endpoint override without a `scope` of its own takes `rate-limit.scope`.
     static func rateLimit(_ l: PolicyLayer) -> RateLimitPolicy {
+        let scope = l.scope("rate-limit.scope")?.scope ?? .process
         var perEndpoint: RateLimit?
         if let rps = l.number("rate-limit.requests-per-second") {
-            perEndpoint = RateLimit(requestsPerSecond: rps, burst: l.int("rate-limit.burst") ?? defaultBurst(rps))
+            perEndpoint = RateLimit(requestsPerSecond: rps, burst: l.int("rate-limit.burst") ?? defaultBurst(rps), scope: scope)
         }
         var endpoints: [String: RateLimit] = [:]
         for (prefix, entry) in l.children(of: "rate-limit.endpoints") {
-            if case .limit(let limit) = entry.value { endpoints[prefix] = limit }
+            if case .limit(var limit, let own) = entry.value {
+                limit.scope = own?.scope ?? scope
+                endpoints[prefix] = limit
+            }
         }
         return RateLimitPolicy(perEndpoint: perEndpoint, endpoints: endpoints)
+    }
+
+    /// The `tls.*` leaves of a service, or of `coordination.redis` (parsed into a layer of their own).
+    static func tls(_ l: PolicyLayer) -> TLSPolicy {
+        var tls = TLSPolicy.builtIn
+        if case .pins(let p)? = l["tls.pins"]?.value { tls.pins = p }
+        tls.caFile = l.string("tls.ca-file")
+        if case .tlsVersion(let v)? = l["tls.min-version"]?.value { tls.minVersion = v }
+        return tls
     }
 
     static func service(_ parsed: ParsedPolicyFile.Service, _ l: PolicyLayer) -> ServicePolicy {
@@ -315,10 +387,6 @@ struct PolicyLinker {
         for (host, entry) in l.children(of: "fallbacks") {
             if case .addresses(let a) = entry.value { fallbacks[host] = a }
         }
-        var tls = TLSPolicy.builtIn
-        if case .pins(let p)? = l["tls.pins"]?.value { tls.pins = p }
-        tls.caFile = l.string("tls.ca-file")
-        if case .tlsVersion(let v)? = l["tls.min-version"]?.value { tls.minVersion = v }
         var cache: CachePolicy?
         if case .on? = l["cache"]?.value {
             var size = CachePolicy.builtIn.maxSize
@@ -327,7 +395,7 @@ struct PolicyLinker {
         }
         return ServicePolicy(
             name: parsed.name, hosts: parsed.hosts.map(\.pattern), scheme: scheme, authoriser: l.string("authoriser"),
-            rateLimit: rateLimit(l), retry: retry(l), timeouts: timeouts(l), fallbacks: fallbacks, tls: tls, cache: cache,
+            rateLimit: rateLimit(l), retry: retry(l), timeouts: timeouts(l), fallbacks: fallbacks, tls: tls(l), cache: cache,
             propagatesTraceContext: l.bool("propagate-trace-context") ?? true, definedAt: parsed.location, origins: origins(l))
     }
 }

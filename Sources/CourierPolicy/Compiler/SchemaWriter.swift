@@ -148,6 +148,10 @@ struct SchemaWriter {
         case .hostAddress: return [("type", .string("string"))]
         case .headerName: return [("type", .string("string")), ("pattern", .string("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"))]
         case .pin: return [("type", .string("string")), ("pattern", .string("^sha256/[A-Za-z0-9+/]{43}=$"))]
+        case .redisURL:
+            return [("type", .string("string")), ("pattern", .string("^rediss?://[^/?#@:\\[\\]]+(:[0-9]{1,5})?(/[0-9]*)?$|^rediss?://\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?(/[0-9]*)?$")),
+                    ("examples", .array([.string("redis://127.0.0.1:6379/0"), .string("rediss://redis.internal:6380")]))]
+        case .keyPrefix: return [("type", .string("string")), ("pattern", .string("^[!-~]{1,64}$"))]
         case .retryCondition:
             return [("anyOf", .array([
                 .object([("enum", .array(RetryPolicy.Condition.tokens.map { .string($0) }))]),

@@ -24,6 +24,18 @@ struct ParsedPolicyFile: Sendable {
     struct Authoriser: Sendable {
         var instance: AuthoriserInstance
         var location: SourceLocation
+        /// Where `share-tokens` is (its key), when the authoriser has it.
+        var shareTokensKey: SourceLocation? = nil
+    }
+
+    /// A `coordination:` section.
+    struct Coordination: Sendable {
+        /// nil when the section is broken (already reported).
+        var policy: CoordinationPolicy?
+        /// Where the `coordination` key is.
+        var location: SourceLocation
+        /// Whether `redis` says `token-key` at all (a malformed one is reported as such, not as missing).
+        var hasTokenKey: Bool
     }
 
     var path: String
@@ -32,4 +44,5 @@ struct ParsedPolicyFile: Sendable {
     var defaults = PolicyLayer()
     var authorisers: [Authoriser] = []
     var services: [Service] = []
+    var coordination: Coordination?
 }

@@ -14,6 +14,7 @@ extension PolicyFileParser {
         var settingsKeyNode: Int?
         var timeout = Duration.seconds(10)
         var allowPlainHTTP = false
+        var shareTokensKey: Int?
         for (key, keyNode, value) in pairs {
             switch key {
             case "plugin":
@@ -30,6 +31,8 @@ extension PolicyFileParser {
                 if let d = duration(value, key: "timeout", positive: true) { timeout = d }
             case "allow-plain-http":
                 if let b = boolean(value, key: "allow-plain-http") { allowPlainHTTP = b }
+            case "share-tokens":
+                if let b = boolean(value, key: "share-tokens") { shareTokensKey = b ? keyNode : nil }
             default: unhandled(key, keyNode)
             }
         }
@@ -83,11 +86,17 @@ extension PolicyFileParser {
                 let node = problem.setting.flatMap { settingNodes[$0] } ?? anchor
                 report(.invalidSetting, problem.message, at: node)
             }
+            if let shareTokensKey, !descriptor.supportsSharedTokens {
+                let able = registry.typeNames.filter { registry[$0]?.supportsSharedTokens == true }
+                report(.sharedTokensUnsupported, "authoriser '\(name.abbreviated)' says share-tokens: true, but plugin '\(plugin.abbreviated)' cannot keep its credentials in the fleet's shared token store",
+                       at: shareTokensKey,
+                       suggestion: able.isEmpty ? "remove 'share-tokens'" : "remove 'share-tokens'; the plugin types that can share tokens: \(able.joined(separator: ", "))")
+            }
         }
         let instance = AuthoriserInstance(
             name: name, plugin: plugin, settings: settings, timeout: timeout, allowPlainHTTP: allowPlainHTTP,
-            definedAt: location(nameNode))
-        file.authorisers.append(.init(instance: instance, location: location(nameNode)))
+            shareTokens: shareTokensKey != nil, definedAt: location(nameNode))
+        file.authorisers.append(.init(instance: instance, location: location(nameNode), shareTokensKey: shareTokensKey.map { location($0) }))
     }
 
     mutating func setting(_ node: Int, spec: AuthoriserTypeDescriptor.Setting, plugin: String) -> PolicyValue? {
@@ -98,20 +107,11 @@ extension PolicyFileParser {
                 report(.invalidSetting, "\(what) must be a \(spec.kind)", at: node)
                 return nil
             }
-            let parsed: PolicyString
-            switch SecretReferenceParser.parse(text, relativeTo: self.path) {
-            case .success(let s): parsed = s
-            case .failure(let malformed):
-                report(.invalidSecretReference, malformed.message, at: node)
-                return nil
-            }
+            guard let parsed = references(text, at: node) else { return nil }
             if let literal = parsed.literalValue {
                 switch spec.kind {
                 case .secret:
-                    if !literal.isEmpty {
-                        report(.secretLiteral, "\(what) is a credential written into the policy file", at: node,
-                               suggestion: "reference it instead: \"${env:\(spec.name.uppercased().replacingDashes)}\" or \"${file:secrets/\(spec.name)}\"")
-                    }
+                    if !literal.isEmpty { reportLiteralSecret(what, name: spec.name, at: node) }
                 case .url:
                     guard let url = HTTPURL(literal) else {
                         report(.invalidSetting, "\(what) must be an absolute http(s) URL, not '\(literal.abbreviated)'", at: node)
@@ -154,6 +154,22 @@ extension PolicyFileParser {
             }
             return .list(out)
         }
+    }
+
+    /// `text` split into literal text and secret references; nil when a reference is malformed (reported).
+    mutating func references(_ text: String, at node: Int) -> PolicyString? {
+        switch SecretReferenceParser.parse(text, relativeTo: self.path) {
+        case .success(let s): return s
+        case .failure(let malformed):
+            report(.invalidSecretReference, malformed.message, at: node)
+            return nil
+        }
+    }
+
+    /// The `secret-literal` warning: `what` (a credential called `name`) is written into the file.
+    mutating func reportLiteralSecret(_ what: String, name: String, at node: Int) {
+        report(.secretLiteral, "\(what) is a credential written into the policy file", at: node,
+               suggestion: "reference it instead: \"${env:\(name.uppercased().replacingDashes)}\" or \"${file:secrets/\(name)}\"")
     }
 
     /// A settings value of an unknown plugin type, kept as written.

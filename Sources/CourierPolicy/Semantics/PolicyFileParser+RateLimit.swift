@@ -16,6 +16,8 @@ extension PolicyFileParser {
                 if let r = rate(value, key: path) { layer.set(path, .number(r), at: location(value)) }
             case "burst":
                 if let b = burst(value, key: path) { layer.set(path, .int(b), at: location(value)) }
+            case "scope":
+                if let scope = scope(value, key: path, keyNode: keyNode) { layer.set(path, .scope(scope), at: location(value)) }
             case "endpoints":
                 for (prefix, prefixNode, body) in dictionary(value, what: "rate-limit.endpoints") {
                     guard prefix.hasPrefix("/") else {
@@ -33,14 +35,22 @@ extension PolicyFileParser {
                     guard let limitPairs = mapping(body, PolicyLanguage.endpointLimit) else { continue }
                     var rps: Double?
                     var burstValue: Int?
+                    var ownScope: PolicyLayer.ScopeSetting?
                     var ok = true
-                    for (lkey, _, lvalue) in limitPairs {
-                        if lkey == "requests-per-second" {
-                            rps = rate(lvalue, key: "\(path).\(prefix.abbreviated).\(lkey)")
+                    for (lkey, lkeyNode, lvalue) in limitPairs {
+                        let lpath = "\(path).\(prefix.abbreviated).\(lkey)"
+                        switch lkey {
+                        case "requests-per-second":
+                            rps = rate(lvalue, key: lpath)
                             ok = ok && rps != nil
-                        } else {
-                            burstValue = burst(lvalue, key: "\(path).\(prefix.abbreviated).\(lkey)")
+                        case "burst":
+                            burstValue = burst(lvalue, key: lpath)
                             ok = ok && burstValue != nil
+                        case "scope":
+                            ownScope = scope(lvalue, key: lpath, keyNode: lkeyNode)
+                            ok = ok && ownScope != nil
+                        default:
+                            unhandled(lkey, lkeyNode)
                         }
                     }
                     guard ok else { continue }
@@ -49,11 +59,25 @@ extension PolicyFileParser {
                         continue
                     }
                     let limit = RateLimit(requestsPerSecond: r, burst: burstValue ?? defaultBurst(r))
-                    layer.set("rate-limit.endpoints.\(prefix)", .limit(limit), at: location(prefixNode))
+                    layer.set("rate-limit.endpoints.\(prefix)", .limit(limit, ownScope: ownScope), at: location(prefixNode))
                 }
             default:
                 unhandled(key, keyNode)
             }
         }
+    }
+
+    /// `scope: process | fleet`, with where its key is.
+    mutating func scope(_ node: Int, key: String, keyNode: Int) -> PolicyLayer.ScopeSetting? {
+        guard let (text, _) = scalar(node), !isNull(node) else {
+            report(.wrongType, "'\(key)' must be process or fleet, found \(kindName(node))", at: node)
+            return nil
+        }
+        guard let scope = RateLimitScope(rawValue: text) else {
+            report(.invalidValue, "'\(key)' is '\(text.abbreviated)', not process or fleet", at: node,
+                   suggestion: Suggestions.didYouMean(text, in: ["process", "fleet"]) ?? "process: each instance keeps its own bucket; fleet: the instances share one through coordination")
+            return nil
+        }
+        return PolicyLayer.ScopeSetting(scope: scope, keyLocation: location(keyNode))
     }
 }

@@ -48,6 +48,8 @@ struct PolicyFileParser {
                 for (name, nameNode, body) in dictionary(value, what: "services") {
                     parseService(name: name, nameNode: nameNode, body)
                 }
+            case "coordination":
+                parseCoordination(value, keyNode: keyNode)
             default:
                 unhandled(key, keyNode)
             }

@@ -20,6 +20,10 @@ enum PolicyLanguage {
         case hostAddress
         case headerName
         case pin
+        /// `redis://host[:port][/db]` or `rediss://…`.
+        case redisURL
+        /// 1-64 printable ASCII characters without a space.
+        case keyPrefix
         case retryCondition
         case method
         case list(Shape)
@@ -91,15 +95,19 @@ enum PolicyLanguage {
         Key("idempotency-key", .headerName, "A header sent with one value on every attempt; lets non-idempotent methods in `methods` be retried."),
     ])
 
+    static let scope = Shape.choice(["process", "fleet"])
+
     static let endpointLimit = Table(name: "an endpoint limit", keys: [
         Key("requests-per-second", positive, "Requests per second for this prefix (required)."),
         Key("burst", .integer(minimum: 1, maximum: nil), "Bucket capacity.", default: "max(1, ceil(requests-per-second))"),
+        Key("scope", scope, "Who shares this prefix's bucket: each process, or the whole fleet through `coordination`.", default: "the scope of the service's rate-limit"),
     ])
 
     static let rateLimit = Table(name: "rate-limit", keys: [
         Key("requests-per-second", positive, "Requests per second per endpoint key (host + first path component); absent = unlimited."),
         Key("burst", .integer(minimum: 1, maximum: nil), "Bucket capacity: requests that may go at once after a quiet period.", default: "max(1, ceil(requests-per-second))"),
         Key("endpoints", .dictionary(keyShape: nil, value: .mapping(endpointLimit)), "Overrides by path prefix (each starting with '/'); the longest matching prefix wins."),
+        Key("scope", scope, "Who shares each bucket: each process on its own, or the whole fleet through `coordination`.", default: "process"),
     ])
 
     static let defaults = Table(name: "defaults", keys: [
@@ -138,7 +146,23 @@ enum PolicyLanguage {
         Key("settings", .settings, "The plugin's settings; strings may embed ${env:NAME} and ${file:path}."),
         Key("timeout", .duration, "How long a request may wait for this authoriser.", default: "10s"),
         Key("allow-plain-http", .boolean, "Whether credentials may be sent over plain http.", default: "false"),
+        Key("share-tokens", .boolean, "Whether the fleet shares this authoriser's tokens through `coordination` (one refresh for every instance).", default: "false"),
     ], required: ["plugin"])
+
+    static let redis = Table(name: "coordination.redis", keys: [
+        Key("url", .redisURL, "redis://host[:port][/db], or rediss:// for TLS; no user or password in it (required)."),
+        Key("username", .string, "The Redis ACL user."),
+        Key("password", .string, "The password; a secret: write ${env:NAME} or ${file:path}."),
+        Key("key-prefix", .keyPrefix, "What every key Courier writes starts with (1-64 printable ASCII characters, no space).", default: "\"courier:\""),
+        Key("timeout", .duration, "How long one command may take (more than 0, at most 10s).", default: "50ms"),
+        Key("token-key", .string, "32 bytes in base64 that encrypt shared tokens at rest; a secret: write ${env:NAME} or ${file:path}."),
+        Key("tls", .mapping(tls), "TLS rules for rediss:// (pins, ca-file, min-version)."),
+    ], required: ["url"])
+
+    static let coordination = Table(name: "coordination", keys: [
+        Key("redis", .mapping(redis), "The Redis (or Valkey) server the fleet shares limits and tokens through (required)."),
+        Key("on-unavailable", .choice(["local", "open", "closed"]), "While Redis cannot be reached: local (each instance keeps its share of every fleet limit), open (fleet limits dropped) or closed (loads fail).", default: "local"),
+    ], required: ["redis"])
 
     static let root = Table(name: "the policy", keys: [
         Key("version", .integer(minimum: 1, maximum: nil), "The language version; must be 1."),
@@ -146,8 +170,11 @@ enum PolicyLanguage {
         Key("defaults", .mapping(defaults), "Values every service inherits."),
         Key("authorisers", .dictionary(keyShape: nil, value: .mapping(authoriser)), "Named authoriser instances."),
         Key("services", .dictionary(keyShape: nil, value: .mapping(service)), "Named services."),
+        Key("coordination", .mapping(coordination), "The backend a fleet of instances shares `scope: fleet` rate limits and `share-tokens` tokens through; one per policy."),
     ], required: ["version"])
 
     /// Every table, for tests and docs.
-    static let allTables: [Table] = [root, defaults, timeouts, retry, backoff, budget, rateLimit, endpointLimit, authoriser, service, tls, cache]
+    static let allTables: [Table] = [
+        root, defaults, timeouts, retry, backoff, budget, rateLimit, endpointLimit, authoriser, service, tls, cache, coordination, redis,
+    ]
 }

@@ -18,7 +18,10 @@ struct PolicyLayer: Sendable {
         case conditions([RetryPolicy.Condition])
         case methods([HTTPMethod])
         case jitter(BackoffPolicy.Jitter)
-        case limit(RateLimit)
+        /// An endpoint override; its scope is set at link time from its own `scope` when it has one, else from the
+        /// merged `rate-limit.scope`.
+        case limit(RateLimit, ownScope: ScopeSetting?)
+        case scope(ScopeSetting)
         case addresses([HostAddress])
         case pins([TLSPolicy.Pin])
         case tlsVersion(TLSPolicy.Version)
@@ -28,6 +31,12 @@ struct PolicyLayer: Sendable {
         case on
         /// A switchable section is switched off.
         case off
+    }
+
+    /// A `scope:` a rate limit states, with where its key is (what `fleet-scope-without-coordination` points at).
+    struct ScopeSetting: Sendable {
+        var scope: RateLimitScope
+        var keyLocation: SourceLocation
     }
 
     struct Entry: Sendable {
@@ -118,6 +127,11 @@ struct PolicyLayer: Sendable {
 
     func string(_ path: String) -> String? {
         if case .string(let v)? = entries[path]?.value { return v }
+        return nil
+    }
+
+    func scope(_ path: String) -> ScopeSetting? {
+        if case .scope(let s)? = entries[path]?.value { return s }
         return nil
     }
 
