@@ -126,7 +126,7 @@ let package = Package(
             name: "CourierKit",
             dependencies: [
                 "CourierCore", "CourierCrypto", "CourierPolicy", "CourierHTTP1", "CourierPosix", "CourierTLS",
-                "CourierTransport", "CourierAuthorisers", "CourierCache", "CourierHTTPCache",
+                "CourierTransport", "CourierAuthorisers", "CourierCache", "CourierHTTPCache", "CourierRedis", "CourierCoordination",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -151,7 +151,9 @@ let package = Package(
                 // builds inline across modules, so a stale executable could allocate objects of an old size.)
                 "CourierCore", "CourierCrypto", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1",
                 "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache", "CourierTLS",
+                "CourierRedis", "CourierCoordination",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // MARK: - Fuzzing (docs/fuzzing.md)

@@ -27,7 +27,8 @@ package final class FleetCoordinator: Sendable {
     }
 
     package let configuration: FleetConfiguration
-    private let client: RedisClient
+    /// The one connection the coordinator uses; the fleet's token store shares it.
+    package let client: RedisClient
     private let state = Mutex(State())
 
     /// A coordinator for `configuration`; nothing is sent before the first call.

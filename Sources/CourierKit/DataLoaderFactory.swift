@@ -15,6 +15,9 @@ public final class DataLoaderFactory: Sendable {
     /// The service this factory belongs to.
     public let service: DataLoaderService
     let context: AuthoriserContext
+    /// The context of authorisers with `share-tokens: true`: the fleet's token store besides (nil: the policy
+    /// has no coordination section or no `token-key`).
+    let sharingContext: AuthoriserContext?
     /// Who this factory's user is to the HTTP cache (see ``DataLoaderService/makeFactory(environment:cacheIdentity:)``).
     let cacheIdentity: String
     /// An atomic, not a lock: every load reads it.
@@ -25,9 +28,11 @@ public final class DataLoaderFactory: Sendable {
         self.service = service
         self.cacheIdentity = cacheIdentity
         let base = SecretResolver.system(environment: environment)
-        self.context = AuthoriserContext(
-            secrets: base, httpClient: TransportAuthoriserClient(client: service.client), clock: service.wallClock
-        )
+        let httpClient = TransportAuthoriserClient(client: service.client)
+        self.context = AuthoriserContext(secrets: base, httpClient: httpClient, clock: service.wallClock)
+        self.sharingContext = service.fleet?.tokenStore.map {
+            AuthoriserContext(secrets: base, httpClient: httpClient, clock: service.wallClock, sharedTokens: $0)
+        }
     }
 
     /// While true, nothing is sent: a request is answered from the HTTP cache (a fresh stored response, or a
@@ -48,6 +53,15 @@ public final class DataLoaderFactory: Sendable {
     func authoriser(for instance: AuthoriserInstance) throws(CourierError) -> AuthoriserSlot {
         let made: Result<AuthoriserSlot, AuthoriserError> = authorisers.withLock { table in
             if let existing = table[instance] { return .success(existing) }
+            var context = context
+            if instance.shareTokens {
+                guard let sharingContext else {
+                    return .failure(AuthoriserError(
+                        .invalidSetting, "share-tokens needs the policy's coordination section with a token-key", authoriser: instance.name
+                    ))
+                }
+                context = sharingContext
+            }
             do {
                 let slot = AuthoriserSlot(
                     authoriser: try service.registry.makeAuthoriser(for: instance, context: context), instance: instance

@@ -19,7 +19,8 @@ extension DataLoaderService {
     ///    ``DataLoader/load(_:)`` and by a ``LoadStream``, given to a completion, and to a delegate as its one
     ///    terminal callback (``DataLoaderDelegate/didReceiveErrorResponse(_:error:for:)``, with no response).
     /// 4. The service's own transport (when it made it; a client passed to the initialiser stays the caller's) is
-    ///    shut down: every connection is closed and its event-loop thread stopped.
+    ///    shut down: every connection is closed and its event-loop thread stopped. A coordination backend's
+    ///    heartbeat stops and this instance leaves the fleet's live set.
     ///
     /// Calling it again, or from several tasks at once, is safe: every call returns when the first one's close is
     /// done (the first call's grace period applies). Cancelling the calling task ends the grace period at once.
@@ -29,6 +30,7 @@ extension DataLoaderService {
                 loads.cancelAll(with: CourierError(.shutdown, "the service shut down before the request finished"))
             }
             if ownsClient { await client.shutdown(gracePeriod: .zero) }
+            await fleet?.shutdown()
         }
     }
 

@@ -1,4 +1,5 @@
 internal import CoreMetrics
+internal import CourierAuthorisers
 internal import CourierCache
 public import CourierCore
 internal import CourierHTTPCache
@@ -66,6 +67,9 @@ public final class DataLoaderService: Sendable {
     let httpCache: Result<HTTPCache, CourierError>?
     /// The cache rules for hosts no service claims (nil: they are not cached).
     let unclaimedCache: CachePolicy?
+    /// The link to the policy's coordination backend (nil: the policy the service started with has no
+    /// `coordination` section).
+    let fleet: FleetLink?
 
     /// Makes a service from a compiled graph.
     ///
@@ -91,6 +95,9 @@ public final class DataLoaderService: Sendable {
         self.instruments = LoaderInstruments(
             logger: configuration.logger, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer
         )
+        self.fleet = graph.coordination.map {
+            FleetLink.make($0, secrets: .system(environment: configuration.environment), logger: configuration.logger)
+        }
         let unclaimed = configuration.cachingUnclaimedHosts
         self.unclaimedCache = unclaimed
         self.httpCache = configuration.cacheDirectory.map { directory in
@@ -126,6 +133,17 @@ public final class DataLoaderService: Sendable {
 
     deinit {
         if ownsClient { client.shutdown() }
+    }
+
+    /// Starts what the service needs before its first load: today, the policy's coordination backend (it
+    /// connects, authenticates, checks the database and registers this instance in the fleet's live set,
+    /// docs/fleet.md). Loads start it themselves when this is not called; calling it at start-up makes a wrong
+    /// password or an unreachable Redis an error there instead of a degraded first load. Without a `coordination`
+    /// section it does nothing. Calling it again after it succeeded does nothing.
+    ///
+    /// - Throws: a `coordination` ``CourierError`` naming the backend and saying what failed.
+    public func start() async throws(CourierError) {
+        try await fleet?.start()
     }
 
     /// The graph new requests use.
@@ -212,6 +230,13 @@ public final class DataLoaderService: Sendable {
     func admit(key: EndpointKey, limit: RateLimit?, now: Deadline, service: String, budget: RetryPolicy.Budget?) -> Deadline {
         let key = key.description
         return limits.withLock { $0.admit(key: key, limit: limit, now: now, service: service, budget: budget, origin: origin) }
+    }
+
+    /// Admits an attempt under this process's share of a fleet limit (`on-unavailable: local`), kept apart from
+    /// the process's own limit of the same endpoint key.
+    func admitLocalShare(key: EndpointKey, limit: RateLimit, now: Deadline) -> Deadline {
+        let key = "fleet-share " + key.description
+        return limits.withLock { $0.limiter.admit(key: key, limit: limit, now: now) }
     }
 
     /// Pauses `key` until `until` (a Retry-After).

@@ -51,7 +51,7 @@ struct LoadHop: ~Copyable {
     var answeredAt = 0.0
     /// When the current attempt asked the rate limiter, and when the machine last decided on a response or a
     /// failure (the instant its retry delays count from).
-    private var arrived: Deadline
+    var arrived: Deadline
     private var decidedAt: Deadline
     var timeline: ResponseTimeline
     var tried: [String] = []
@@ -65,7 +65,7 @@ struct LoadHop: ~Copyable {
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
 
-    private let service: DataLoaderService
+    let service: DataLoaderService
 
     /// A hop for `request` (the execution's own for the first hop, not kept: `redirected` says whether to keep it)
     /// to `url`, its URL parsed, on `route`; `deadline` is the load's, once the first hop has made it.
@@ -176,8 +176,15 @@ struct LoadHop: ~Copyable {
                 countedInBudget = true
                 // The rate limit (and any Retry-After pause of the endpoint key) first: requests wait in order.
                 counters.attempt += 1
-                let at = service.admit(key: route.endpointKey, limit: route.rateLimit, now: arrived, service: serviceName, budget: counting)
-                actions += machine.admitted(at: at, now: arrived)
+                let limit = route.rateLimit
+                if let limit, limit.scope == .fleet, let fleet = service.fleet {
+                    // The process's limiter still counts the budget and keeps this process's pauses.
+                    let local = service.admit(key: route.endpointKey, limit: nil, now: arrived, service: serviceName, budget: counting)
+                    actions += machine.admitted(at: try await admitFleet(fleet, limit: limit, local: local), now: arrived)
+                } else {
+                    let at = service.admit(key: route.endpointKey, limit: limit, now: arrived, service: serviceName, budget: counting)
+                    actions += machine.admitted(at: at, now: arrived)
+                }
 
             case .waitForRateLimit(let until):
                 try await waitForRateLimit(until: until)
@@ -205,6 +212,9 @@ struct LoadHop: ~Copyable {
 
             case .pauseEndpoint(let until):
                 service.pause(key: route.endpointKey, until: until)
+                if let limit = route.rateLimit, limit.scope == .fleet, let fleet = service.fleet {
+                    await shareFleetPause(fleet, limit: limit, until: until)
+                }
 
             case .discard(let answer):
                 counters.count(await drain(answer))

@@ -40,6 +40,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
         case coalesced
         /// What the HTTP cache did (only for routes whose service caches).
         case cache(CacheEvent)
+        /// What the fleet's coordination did (only for routes whose rate limit has `scope: fleet`).
+        case coordination(CoordinationEvent)
     }
 
     /// A request's part in a credentials refresh.
@@ -114,6 +116,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
         case .coalesced:
             return "an identical request is in flight: sharing its response"
         case .cache(let event):
+            return event.description
+        case .coordination(let event):
             return event.description
         case .finished(let status, let error):
             if let error { return "failed: \(error.kind): \(error.message)" }

@@ -36,6 +36,16 @@ final class LoaderMetrics: Sendable {
     static let cacheMisses = "courier_cache_misses"
     /// Conditional requests sent to revalidate a stored response: service.
     static let cacheRevalidations = "courier_cache_revalidations"
+    /// Time a fleet-scoped rate limit held a request, per wait (timer): service, endpoint.
+    static let fleetWait = "courier_fleet_wait"
+    /// Fleet-limited attempts for which the coordination backend could not be asked: service, endpoint,
+    /// on_unavailable (`local`, `open`, `closed`).
+    static let coordinationUnavailable = "courier_coordination_unavailable"
+    /// Retry-After pauses shared with the fleet: service, endpoint.
+    static let fleetPauses = "courier_fleet_pauses"
+    /// Shared-token decisions of the fleet's token store: authoriser, outcome (`reused`, `refreshed`,
+    /// `waited`, `local`).
+    static let sharedTokens = "courier_shared_tokens"
 
     let factory: any MetricsFactory
     /// The handlers of the figures every request records, per dimension set: one look-up per request instead of

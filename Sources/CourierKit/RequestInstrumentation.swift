@@ -279,6 +279,24 @@ final class RequestInstrumentation: Sendable {
             }
             if let label { metrics?.count(label, [("service", s.service)]) }
             s.load?.addEvent(SpanEvent(name: "cache", attributes: ["courier.cache": .string(Self.name(cacheEvent))]))
+
+        case .coordination(let coordinationEvent):
+            switch coordinationEvent {
+            case .fleetWait(_, let wait):
+                log(s.logger, .debug, event.summary, event, ["courier.wait": "\(wait)"])
+                metrics?.time(LoaderMetrics.fleetWait, s.routeDimensions, wait)
+                s.load?.addEvent(SpanEvent(name: "fleet-wait", attributes: ["courier.wait_ms": Self.milliseconds(wait)]))
+            case .unavailable(let backend, let mode):
+                log(s.logger, .debug, event.summary, event, ["courier.backend": "\(backend)", "courier.on_unavailable": "\(mode)"])
+                metrics?.count(LoaderMetrics.coordinationUnavailable, s.routeDimensions + [("on_unavailable", mode)])
+                s.load?.addEvent(SpanEvent(name: "coordination-unavailable", attributes: [
+                    "courier.backend": .string(backend), "courier.on_unavailable": .string(mode),
+                ]))
+            case .pauseShared(_, let duration):
+                log(s.logger, .debug, event.summary, event, ["courier.wait": "\(duration)"])
+                metrics?.count(LoaderMetrics.fleetPauses, s.routeDimensions)
+                s.load?.addEvent(SpanEvent(name: "fleet-pause", attributes: ["courier.pause_ms": Self.milliseconds(duration)]))
+            }
         }
     }
 

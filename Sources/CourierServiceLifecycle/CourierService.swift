@@ -20,6 +20,7 @@ public import CourierTransport
 /// try await group.run()
 /// ```
 public struct CourierService: Service {
+    private let start: @Sendable () async -> Void
     private let shutdown: @Sendable (Duration) async -> Void
     private let isShutDown: @Sendable () -> Bool
 
@@ -33,6 +34,9 @@ public struct CourierService: Service {
     ///   - gracePeriod: how long its loads in flight may take (``DataLoaderService/defaultGracePeriod`` by
     ///     default, 10 s).
     public init(_ service: DataLoaderService, gracePeriod: Duration = DataLoaderService.defaultGracePeriod) {
+        // A backend that cannot be started is logged by the service and left to its loads, which follow the
+        // policy's on-unavailable and start it again: the group's other services keep running.
+        self.start = { try? await service.start() }
         self.shutdown = { await service.shutdown(gracePeriod: $0) }
         self.isShutDown = { service.isShutDown }
         self.gracePeriod = gracePeriod
@@ -45,14 +49,17 @@ public struct CourierService: Service {
     ///   - gracePeriod: how long its requests in flight may take (``HTTPClient/defaultGracePeriod`` by default,
     ///     10 s).
     public init(_ client: HTTPClient, gracePeriod: Duration = HTTPClient.defaultGracePeriod) {
+        self.start = {}
         self.shutdown = { await client.shutdown(gracePeriod: $0) }
         self.isShutDown = { client.isShutDown }
         self.gracePeriod = gracePeriod
     }
 
-    /// Runs until the service group asks for a graceful shutdown (or is cancelled), then shuts Courier down and
-    /// returns when it is closed. Never throws: Courier's shutdown cannot fail.
+    /// Starts what the data-loader service needs (``DataLoaderService/start()``: a policy's coordination
+    /// backend), runs until the service group asks for a graceful shutdown (or is cancelled), then shuts Courier
+    /// down and returns when it is closed. Never throws: Courier's shutdown cannot fail.
     public func run() async throws {
+        await start()
         // Returns at the graceful shutdown; throws when the group cancels instead, which shuts down at once below
         // (the task is cancelled, and a cancelled caller ends the grace period at once).
         try? await gracefulShutdown()

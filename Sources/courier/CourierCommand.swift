@@ -18,7 +18,7 @@ struct CourierCommand: AsyncParsableCommand {
             0 every scenario behaved as expected, 1 one did not, 2 it could not run.
             """,
         version: "0.1.0",
-        subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self, Demo.self, Cache.self]
+        subcommands: [Lint.self, Explain.self, Schema.self, Fetch.self, Demo.self, Cache.self, Fleet.self]
     )
 
     /// The `User-Agent` of every request `courier` sends (unless `-H` gives one), with or without a policy.

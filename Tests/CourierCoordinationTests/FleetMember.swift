@@ -3,6 +3,7 @@ import CourierCoordination
 public import CourierCore
 import CourierCrypto
 import CourierRedis
+import CourierTestSupport
 public import CourierTransport
 import Foundation
 

@@ -205,6 +205,8 @@ extension CourierCommand {
                 try? FileManager.default.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
             }
             let fetcher: any URLFetcher
+            // A service in a fleet leaves its live set at the end.
+            var fleetService: DataLoaderService?
             if let policy {
                 // Compiled here rather than by DataLoaderService(policyFile:) so that -v can show the warnings of
                 // a policy that compiles.
@@ -219,6 +221,10 @@ extension CourierCommand {
                 var loading = loaderConfiguration
                 loading.cacheDirectory = cacheDirectory
                 let service = DataLoaderService(graph: graph, configuration: loading, client: client)
+                if let coordination = graph.coordination {
+                    try await startFleet(service, coordination)
+                    fleetService = service
+                }
                 fetcher = LoaderFetcher(service: service, template: template, verbose: verbose, offline: offline)
             } else if let cacheDirectory {
                 // No policy: curl-like (sent once, no retries), every host cached with the built-in defaults.
@@ -236,8 +242,26 @@ extension CourierCommand {
                 fetcher: fetcher, parallel: parallel, destinations: try makeDestinations(), reports: reportSink
             )
             let status = await runner.run(urls)
+            await fleetService?.shutdown(gracePeriod: .zero)
             try? FileHandle.standardOutput.synchronize()
             if status != FetchExitCode.success { throw ExitCode(status) }
+        }
+
+        /// Starts the policy's coordination backend before the first request. When it cannot be started, the
+        /// policy's `on-unavailable` decides: `closed` stops here (exit 69, nothing sent); `local` and `open` say so
+        /// on standard error and fetch with the limits enforced as the policy says for a backend that is down.
+        private func startFleet(_ service: DataLoaderService, _ coordination: CoordinationPolicy) async throws {
+            do {
+                try await service.start()
+            } catch {
+                switch coordination.onUnavailable {
+                case .closed:
+                    StandardError.write("courier fetch: \(error.message); the policy says on-unavailable: closed, so no request was sent")
+                    throw ExitCode(FetchExitCode.coordination)
+                case .local, .open:
+                    StandardError.write("courier fetch: \(error.message); fetching with on-unavailable: \(coordination.onUnavailable.rawValue)")
+                }
+            }
         }
 
         /// The client's TLS settings from --cacert, --pin and --insecure (a relative CA path is taken from the

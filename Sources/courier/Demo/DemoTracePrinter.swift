@@ -99,6 +99,8 @@ final class DemoTracePrinter: Sendable {
         case .unreachable, .givingUp, .cache(.failed): return .bad
         case .cache(.hit), .cache(.revalidated): return .good
         case .cache: return .plain
+        case .coordination(.unavailable): return .bad
+        case .coordination: return .waiting
         case .response(let status): return status >= 400 ? .bad : .plain
         case .finished(let status, let error):
             return error == nil && (status ?? 0) < 400 ? .good : .bad

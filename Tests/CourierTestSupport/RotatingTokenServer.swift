@@ -1,4 +1,3 @@
-import CourierTestSupport
 import Foundation
 import Synchronization
 
@@ -8,7 +7,7 @@ import Synchronization
 /// token of it). It also answers the client-credentials grant with a new access token each time.
 ///
 /// Tokens carry a random run of hex digits, so that a scan of Redis for them cannot match by accident.
-final class RotatingTokenServer: Sendable {
+public final class RotatingTokenServer: Sendable {
     private struct State {
         var current: String
         var spent: Set<String> = []
@@ -25,14 +24,14 @@ final class RotatingTokenServer: Sendable {
         init(_ state: State) { self.state = Mutex(state) }
     }
 
-    let initialRefreshToken: String
+    public let initialRefreshToken: String
     private let server: RecordingServer
     private let shared: Shared
 
     /// - Parameters:
     ///   - expiresIn: the access tokens' `expires_in`.
     ///   - delay: how long each answer takes (so that concurrent refreshes would overlap).
-    init(expiresIn: Int = 3600, delay: Duration = .milliseconds(100)) throws {
+    public init(expiresIn: Int = 3600, delay: Duration = .milliseconds(100)) throws {
         let family = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let initial = "RT-\(family)-0"
         let shared = Shared(State(current: initial))
@@ -80,18 +79,18 @@ final class RotatingTokenServer: Sendable {
     }
 
     /// Refresh-token grants answered with a new token.
-    var refreshes: Int { shared.state.withLock { $0.refreshes } }
+    public var refreshes: Int { shared.state.withLock { $0.refreshes } }
     /// Spent refresh tokens presented again (each revoked the family).
-    var replays: Int { shared.state.withLock { $0.replays } }
-    var revoked: Bool { shared.state.withLock { $0.revoked } }
-    var clientCredentialGrants: Int { shared.state.withLock { $0.clientCredentials } }
+    public var replays: Int { shared.state.withLock { $0.replays } }
+    public var revoked: Bool { shared.state.withLock { $0.revoked } }
+    public var clientCredentialGrants: Int { shared.state.withLock { $0.clientCredentials } }
     /// Every access and refresh token issued, and the initial refresh token.
-    var secrets: [String] { shared.state.withLock { [initialRefreshToken] + $0.issued } }
+    public var secrets: [String] { shared.state.withLock { [initialRefreshToken] + $0.issued } }
     /// The access token of the n-th refresh.
-    func accessToken(_ n: Int) -> String { "AT-\(initialRefreshToken.dropFirst(3).dropLast(2))-\(n)" }
+    public func accessToken(_ n: Int) -> String { "AT-\(initialRefreshToken.dropFirst(3).dropLast(2))-\(n)" }
     /// Every request the endpoint received.
-    var requests: Int { server.requests.count }
+    public var requests: Int { server.requests.count }
 
-    func url(_ path: String = "/oauth/token") -> String { server.url(path) }
-    func stop() { server.stop() }
+    public func url(_ path: String = "/oauth/token") -> String { server.url(path) }
+    public func stop() { server.stop() }
 }
