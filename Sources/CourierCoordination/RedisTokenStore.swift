@@ -21,6 +21,8 @@ package final class RedisTokenStore: SharedTokenStore {
     /// The range a waiter's pause between reads of the record is drawn from.
     package let poll: ClosedRange<Duration>
     private let cipher: AES256GCM
+    /// Told how each ``obtain(identity:waitingAtMost:isUsable:refresh:)`` that returned a token got it (metrics).
+    private let observe: @Sendable (SharedTokenOutcome) -> Void
 
     package init(
         client: RedisClient,
@@ -28,8 +30,10 @@ package final class RedisTokenStore: SharedTokenStore {
         cipher: AES256GCM,
         fallback: TokenStoreFallback = .local,
         lease: Duration = .seconds(3),
-        poll: ClosedRange<Duration> = .milliseconds(20) ... .milliseconds(50)
+        poll: ClosedRange<Duration> = .milliseconds(20) ... .milliseconds(50),
+        observe: @escaping @Sendable (SharedTokenOutcome) -> Void = { _ in }
     ) {
+        self.observe = observe
         self.client = client
         self.keys = keys
         self.cipher = cipher
@@ -60,6 +64,7 @@ package final class RedisTokenStore: SharedTokenStore {
         var action = machine.start()
         var record: [UInt8]?
         var holding = false
+        var waited = false
         do {
             while true {
                 switch action {
@@ -80,10 +85,12 @@ package final class RedisTokenStore: SharedTokenStore {
                 case .sleep(let until):
                     let now = Deadline.now()
                     if now < until { try await Task.sleep(for: until - now) }
+                    waited = true
                     action = machine.woke()
                 case .deliver(let release):
                     if release { await lock.release() }
                     holding = false
+                    observe(waited ? .waited : .reused)
                     return record ?? []
                 case .refresh:
                     let stored = record
@@ -91,11 +98,13 @@ package final class RedisTokenStore: SharedTokenStore {
                     await write(fresh, at: recordKey)
                     await lock.release()
                     holding = false
+                    observe(.refreshed)
                     return fresh.bytes
                 case .refreshLocally:
                     let fresh = try await refresh(record)
                     if holding { await lock.release() }
                     holding = false
+                    observe(.local)
                     return fresh.bytes
                 case .fail(.unavailable(let error)):
                     throw unavailable(error)

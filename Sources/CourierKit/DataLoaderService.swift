@@ -96,7 +96,10 @@ public final class DataLoaderService: Sendable {
             logger: configuration.logger, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer
         )
         self.fleet = graph.coordination.map {
-            FleetLink.make($0, secrets: .system(environment: configuration.environment), logger: configuration.logger)
+            FleetLink.make(
+                $0, secrets: .system(environment: configuration.environment), logger: configuration.logger,
+                metricsFactory: configuration.metricsFactory
+            )
         }
         let unclaimed = configuration.cachingUnclaimedHosts
         self.unclaimedCache = unclaimed

@@ -1,3 +1,4 @@
+package import CoreMetrics
 package import CourierCoordination
 package import CourierCore
 internal import CourierCrypto
@@ -52,7 +53,9 @@ package final class FleetLink: Sendable {
     /// The link for `policy`, its secrets resolved through `secrets`. A secret that cannot be resolved or a
     /// token key that is not 32 bytes of base64 makes a link without a coordinator, whose ``problem`` (a
     /// `coordination` error naming the backend) ``start()`` throws.
-    package static func make(_ policy: CoordinationPolicy, secrets: SecretResolver, logger: Logger) -> FleetLink {
+    package static func make(
+        _ policy: CoordinationPolicy, secrets: SecretResolver, logger: Logger, metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
+    ) -> FleetLink {
         let redis = policy.redis
         let endpoint = redis.endpoint
         let backend = endpoint.description
@@ -89,7 +92,11 @@ package final class FleetLink: Sendable {
         // load; otherwise it is refreshed in this process (docs/fleet.md says what that risks with rotation).
         let tokenStore = cipher.map {
             RedisTokenStore(
-                client: coordinator.client, keys: fleet.keys, cipher: $0, fallback: policy.onUnavailable == .closed ? .failClosed : .local
+                client: coordinator.client, keys: fleet.keys, cipher: $0, fallback: policy.onUnavailable == .closed ? .failClosed : .local,
+                observe: { outcome in
+                    logger.debug("courier: shared token \(outcome.rawValue)", metadata: ["backend": "\(backend)"])
+                    metricsFactory.makeCounter(label: LoaderMetrics.sharedTokens, dimensions: [("outcome", outcome.rawValue)]).increment(by: 1)
+                }
             )
         }
         return FleetLink(policy: policy, coordinator: coordinator, problem: nil, backend: backend, tokenStore: tokenStore, logger: logger)

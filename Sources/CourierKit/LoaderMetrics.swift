@@ -43,8 +43,7 @@ final class LoaderMetrics: Sendable {
     static let coordinationUnavailable = "courier_coordination_unavailable"
     /// Retry-After pauses shared with the fleet: service, endpoint.
     static let fleetPauses = "courier_fleet_pauses"
-    /// Shared-token decisions of the fleet's token store: authoriser, outcome (`reused`, `refreshed`,
-    /// `waited`, `local`).
+    /// Shared-token decisions of the fleet's token store: outcome (`reused`, `refreshed`, `waited`, `local`).
     static let sharedTokens = "courier_shared_tokens"
 
     let factory: any MetricsFactory

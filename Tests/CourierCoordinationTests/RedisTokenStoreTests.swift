@@ -14,8 +14,18 @@ import Testing
         RedisClient(configuration: RedisConfiguration(url: try RedisURL(server.url()), connectTimeout: .seconds(2), commandTimeout: .seconds(2)))
     }
 
-    private static func store(_ client: RedisClient, key: [UInt8] = Array(repeating: 9, count: 32), lease: Duration = .seconds(3)) throws -> RedisTokenStore {
-        RedisTokenStore(client: client, cipher: try AES256GCM(key: key), lease: lease)
+    private static func store(
+        _ client: RedisClient, key: [UInt8] = Array(repeating: 9, count: 32), lease: Duration = .seconds(3),
+        outcomes: OutcomeLog? = nil
+    ) throws -> RedisTokenStore {
+        RedisTokenStore(client: client, cipher: try AES256GCM(key: key), lease: lease, observe: { outcomes?.append($0) })
+    }
+
+    /// What a store reported for each token it returned.
+    final class OutcomeLog: Sendable {
+        private let list = Mutex<[SharedTokenOutcome]>([])
+        func append(_ outcome: SharedTokenOutcome) { list.withLock { $0.append(outcome) } }
+        var all: [SharedTokenOutcome] { list.withLock { $0 } }
     }
 
     private func record(_ text: String) -> SharedTokenRecord { SharedTokenRecord(bytes: Array(text.utf8), keepFor: .seconds(60)) }
@@ -24,7 +34,8 @@ import Testing
         let server = try await RedisServer.start()
         let client = try Self.client(server)
         defer { withExtendedLifetime(server) { client.shutdown() } }
-        let store = try Self.store(client)
+        let outcomes = OutcomeLog()
+        let store = try Self.store(client, outcomes: outcomes)
         let bytes = try await store.obtain(identity: "id", waitingAtMost: .seconds(5), isUsable: { _ in true }) { stored in
             #expect(stored == nil)
             return record("token-1")
@@ -46,6 +57,8 @@ import Testing
             return record("token-2")
         }
         #expect(next == Array("token-2".utf8))
+        // What each call reported for the metrics: refreshed, reused, refreshed.
+        #expect(outcomes.all == [.refreshed, .reused, .refreshed])
     }
 
     /// A holder that died leaves its lock until the lease lapses; a waiter then takes it over and refreshes once.
@@ -76,7 +89,8 @@ import Testing
         let server = try await RedisServer.start()
         let (clientA, clientB) = (try Self.client(server), try Self.client(server))
         defer { withExtendedLifetime(server) { clientA.shutdown(); clientB.shutdown() } }
-        let (a, b) = (try Self.store(clientA, lease: .milliseconds(300)), try Self.store(clientB, lease: .milliseconds(300)))
+        let outcomesB = OutcomeLog()
+        let (a, b) = (try Self.store(clientA, lease: .milliseconds(300)), try Self.store(clientB, lease: .milliseconds(300), outcomes: outcomesB))
         let refreshes = Atomic<Int>(0)
         let slow = Task {
             try await a.obtain(identity: "id", waitingAtMost: .seconds(10), isUsable: { !$0.isEmpty }) { _ in
@@ -96,6 +110,7 @@ import Testing
         #expect(try await slow.value == Array("slow".utf8))
         #expect(fromB == Array("slow".utf8))
         #expect(refreshes.load(ordering: .relaxed) == 1)
+        #expect(outcomesB.all == [.waited])
     }
 
     @Test func aWaiterGivesUpWithATypedErrorAndNeverRefreshes() async throws {
