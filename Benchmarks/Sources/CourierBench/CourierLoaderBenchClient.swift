@@ -4,6 +4,7 @@ import CourierKit
 import CourierTransport
 import CourierPolicy
 
+
 /// The data loader over Courier's transport (`courier-load --client loader`): every request goes through a
 /// `DataLoaderService` whose policy claims the URL's host (the built-in retry curve, a rate limit that cannot
 /// bind, no authoriser), so the figures include the loader's routing, rate limiter, state machine, trace events
@@ -28,13 +29,17 @@ public struct CourierLoaderBenchClient: BenchClient {
         url: String, client: HTTPClient, mode: LoaderBenchInstruments.Mode
     ) throws -> DataLoader {
         guard let parsed = HTTPURL(url) else { throw UsageError(message: "bad URL \(url)") }
+        // COURIER_FLEET_REDIS=redis://…: the same limit with `scope: fleet`, shared through that Redis (issue 24's
+        // fleet-limited load against the process-limited one).
+        let fleet = environment("COURIER_FLEET_REDIS")
+        let coordination = fleet.map { "coordination:\n  redis: { url: \"\($0)\", key-prefix: \"courier:bench:\" }\n" } ?? ""
         let policy = """
             version: 1
-            services:
+            \(coordination)services:
               bench:
                 hosts: ["\(parsed.host)"]
                 scheme: \(parsed.scheme)
-                rate-limit: { requests-per-second: 1000000, burst: 1000000 }
+                rate-limit: { requests-per-second: 1000000, burst: 1000000\(fleet == nil ? "" : ", scope: fleet") }
             """
         let compilation = PolicyCompiler().compile(source: policy, path: "loader-bench.yaml")
         guard let graph = compilation.graph, !compilation.hasErrors else {
