@@ -36,6 +36,9 @@ import Testing
         #expect(tls.pins.count == 2)
         #expect(tls.caFile == Fixtures.path("certs/ca.pem"))
         #expect(tls.minVersion == .tls13)
+        #expect(coordination.origins["redis.url"]?.line == 4)
+        #expect(coordination.origins["redis.token-key"]?.line == 9)
+        #expect(coordination.origins["on-unavailable"]?.line == 11)
     }
 
     @Test func defaultsOfAMinimalSection() throws {
@@ -47,6 +50,7 @@ import Testing
         #expect(redis.keyPrefix == "courier:")
         #expect(redis.timeout == .milliseconds(50))
         #expect(redis.username == nil && redis.password == nil && redis.tokenKey == nil && redis.tls == nil)
+        #expect(coordination.origins.keys.sorted() == ["redis.url"], "the rest took their defaults")
     }
 
     @Test func aPolicyWithoutTheSectionHasNoCoordination() throws {
