@@ -12,7 +12,8 @@ package struct RouteCoordination: Hashable, Sendable, Encodable {
     package var onUnavailable: String
     /// Whether the route's rate limit (and so its `Retry-After` pauses) is fleet-wide.
     package var sharesRateLimit: Bool
-    /// The authoriser whose tokens the fleet shares, if the route's authoriser does.
+    /// The authoriser whose tokens the fleet shares, if the route's authoriser does (absent from the JSON
+    /// otherwise).
     package var sharedTokensAuthoriser: String?
 
     /// What `route` shares through `coordination`; nil when it shares nothing.
@@ -25,20 +26,6 @@ package struct RouteCoordination: Hashable, Sendable, Encodable {
         onUnavailable = coordination.onUnavailable.rawValue
         self.sharesRateLimit = sharesRateLimit
         sharedTokensAuthoriser = sharing
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case backend, keyPrefix, onUnavailable, sharesRateLimit, sharedTokensAuthoriser
-    }
-
-    /// Every key, `sharedTokensAuthoriser` null when the route's authoriser shares nothing.
-    package func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(backend, forKey: .backend)
-        try c.encode(keyPrefix, forKey: .keyPrefix)
-        try c.encode(onUnavailable, forKey: .onUnavailable)
-        try c.encode(sharesRateLimit, forKey: .sharesRateLimit)
-        try c.encode(sharedTokensAuthoriser, forKey: .sharedTokensAuthoriser)
     }
 
     /// What `on-unavailable` does to this route, in a clause.
