@@ -31,11 +31,22 @@ enum ExplanationPrinter {
             + waitExplanation(w) + "\n"
         out += "  whole request ends by timeouts.total = \(DurationFormat.format(w.totalTimeout))\n"
         if let limit = w.rateLimit {
-            out += "  requests/s:   at most \(number(limit.requestsPerSecond)) per second sustained on \(e.endpointKey), "
+            let whose = limit.scope == .fleet ? "for the whole fleet" : "in each process"
+            out += "  requests/s:   at most \(number(limit.requestsPerSecond)) per second sustained on \(e.endpointKey) \(whose), "
                 + "\(number(Double(limit.burst) + limit.requestsPerSecond)) within one second after a quiet period "
                 + "(burst \(limit.burst))\n"
         } else {
             out += "  requests/s:   unlimited (no rate limit applies to \(e.endpointKey))\n"
+        }
+        if let c = e.coordination {
+            out += "\nshared with the fleet through \(c.backend) (key prefix \(c.keyPrefix)):\n"
+            if c.sharesRateLimit {
+                out += "  rate limit:   one budget and one Retry-After pause on \(e.endpointKey) for every instance; "
+                    + "while Redis is unreachable, \(c.whileUnavailable)\n"
+            }
+            if let name = c.sharedTokensAuthoriser {
+                out += "  tokens:       authoriser '\(name)' shares its tokens: one instance refreshes, the others reuse the result\n"
+            }
         }
         if !e.notes.isEmpty {
             out += "\nnotes:\n"

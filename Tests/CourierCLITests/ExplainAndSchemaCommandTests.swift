@@ -21,6 +21,24 @@ import Testing
         #expect((object["worstCase"] as? [String: Any])?["attempts"] as? Int == 1)
     }
 
+    @Test func fleetLimitShowsItsScopeBackendAndFailureMode() async throws {
+        let r = try await CourierProcess.run(["explain", "fleet/app.yaml", "https://partner.example.com/v2/orders"])
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+        try GoldenFile.check(r.stdout, named: "explain-fleet.text")
+        #expect(r.stdout.contains("for the whole fleet"))
+        #expect(!r.stdout.contains("REDIS_PASSWORD"), "explain never prints the backend's credentials")
+
+        let json = try await CourierProcess.run(["explain", "fleet/app.yaml", "https://partner.example.com/v2/orders", "--format", "json"])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let coordination = try #require(object["coordination"] as? [String: Any])
+        #expect(coordination["backend"] as? String == "redis://127.0.0.1:6379/0")
+        #expect(coordination["onUnavailable"] as? String == "local")
+        #expect(coordination["sharedTokensAuthoriser"] as? String == "partner-oauth")
+        #expect(((object["worstCase"] as? [String: Any])?["rateLimit"] as? [String: Any])?["scope"] as? String == "fleet")
+    }
+
     @Test func secretsAreNeverResolved() async throws {
         let r = try await CourierProcess.run(["explain", "clean/app.yaml", "https://api.example.com/"])
         #expect(r.status == 0)

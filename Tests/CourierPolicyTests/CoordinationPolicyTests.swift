@@ -36,6 +36,9 @@ import Testing
         #expect(tls.pins.count == 2)
         #expect(tls.caFile == Fixtures.path("certs/ca.pem"))
         #expect(tls.minVersion == .tls13)
+        #expect(coordination.origins["redis.url"]?.line == 4)
+        #expect(coordination.origins["redis.token-key"]?.line == 9)
+        #expect(coordination.origins["on-unavailable"]?.line == 11)
     }
 
     @Test func defaultsOfAMinimalSection() throws {
@@ -47,6 +50,7 @@ import Testing
         #expect(redis.keyPrefix == "courier:")
         #expect(redis.timeout == .milliseconds(50))
         #expect(redis.username == nil && redis.password == nil && redis.tokenKey == nil && redis.tls == nil)
+        #expect(coordination.origins.keys.sorted() == ["redis.url"], "the rest took their defaults")
     }
 
     @Test func aPolicyWithoutTheSectionHasNoCoordination() throws {
@@ -55,50 +59,42 @@ import Testing
         #expect(graph.services[0].rateLimit == .unlimited)
     }
 
-    /// A bad value of the section, the rule it breaks, and the text on its line where the diagnostic points.
-    struct BadInput: Sendable, CustomStringConvertible {
-        var yaml: String
-        var rule: String
-        var line: Int
-        var at: String
-        var message: String
-        var description: String { "\(rule): \(message)" }
-    }
-
-    static let badInputs: [BadInput] = [
-        .init(yaml: "url: \"http://127.0.0.1:6379\"", rule: "invalid-redis-url", line: 4, at: "\"http", message: "has the scheme 'http', not redis or rediss"),
-        .init(yaml: "url: \"Redis://127.0.0.1\"", rule: "invalid-redis-url", line: 4, at: "\"Redis", message: "has the scheme 'Redis', not redis or rediss"),
-        .init(yaml: "url: \"redis://:s3cret@127.0.0.1:6379\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "the Redis URL holds a password"),
-        .init(yaml: "url: \"redis://default:s3cret@127.0.0.1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "the Redis URL holds a password"),
-        .init(yaml: "url: \"redis://app@127.0.0.1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "names a user"),
-        .init(yaml: "url: \"redis://127.0.0.1:0\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the port '0', not a number from 1 to 65535"),
-        .init(yaml: "url: \"redis://127.0.0.1:65536\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the port '65536'"),
-        .init(yaml: "url: \"redis://127.0.0.1:+80\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the port '+80'"),
-        .init(yaml: "url: \"redis://127.0.0.1/-1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the database '-1', not a non-negative number"),
-        .init(yaml: "url: \"redis://127.0.0.1/db\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the database 'db'"),
-        .init(yaml: "url: \"redis://127.0.0.1/0?timeout=1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has a query or fragment"),
-        .init(yaml: "url: \"redis://::1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has an IPv6 address without brackets"),
-        .init(yaml: "url: \"redis://[nope]:6379\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has no valid host"),
-        .init(yaml: "url: \"redis://\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "names no host"),
-        .init(yaml: "url: \"redis:///0\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "names no host"),
-        .init(yaml: "url: [redis://a]", rule: "wrong-type", line: 4, at: "[", message: "'coordination.redis.url' must be a string"),
-        .init(yaml: "url: redis://a\n    key-prefix: \"has space\"", rule: "invalid-value", line: 5, at: "\"has", message: "must be 1 to 64 printable ASCII characters without spaces"),
-        .init(yaml: "url: redis://a\n    key-prefix: \"\"", rule: "invalid-value", line: 5, at: "\"\"", message: "must be 1 to 64 printable ASCII characters"),
-        .init(yaml: "url: redis://a\n    key-prefix: \"\(String(repeating: "k", count: 65))\"", rule: "invalid-value", line: 5, at: "\"k", message: "must be 1 to 64"),
-        .init(yaml: "url: redis://a\n    key-prefix: \"cöurier:\"", rule: "invalid-value", line: 5, at: "\"c", message: "printable ASCII"),
-        .init(yaml: "url: redis://a\n    timeout: 0ms", rule: "invalid-duration", line: 5, at: "0ms", message: "'coordination.redis.timeout' must be longer than zero"),
-        .init(yaml: "url: redis://a\n    timeout: 0s", rule: "invalid-duration", line: 5, at: "0s", message: "must be longer than zero"),
-        .init(yaml: "url: redis://a\n    timeout: 11s", rule: "invalid-value", line: 5, at: "11s", message: "is 11s, longer than the 10s a command may take"),
-        .init(yaml: "url: redis://a\n    timeout: 50", rule: "wrong-type", line: 5, at: "50", message: "bare number"),
-        .init(yaml: "url: redis://a\n    token-key: \"not base64!\"", rule: "invalid-token-key", line: 5, at: "\"not", message: "is not base64; it must be 32 bytes in base64"),
-        .init(yaml: "url: redis://a\n    token-key: \"c2hvcnQ=\"", rule: "invalid-token-key", line: 5, at: "\"c2h", message: "decodes to 5 bytes"),
-        .init(yaml: "url: redis://a\n    password: \"${env:}\"", rule: "invalid-secret-reference", line: 5, at: "\"${", message: "empty reference"),
-        .init(yaml: "url: redis://a\n    passwrd: \"${env:P}\"", rule: "unknown-key", line: 5, at: "passwrd", message: "unknown key 'passwrd' in coordination.redis"),
-        .init(yaml: "key-prefix: \"app:\"", rule: "incomplete-coordination", line: 3, at: "redis", message: "coordination.redis has no 'url'"),
+    /// A bad value of the section (a line under `redis:`), the rule it breaks, the line and the text on it where
+    /// the diagnostic points, and what its message says.
+    static let badInputs: [(yaml: String, rule: String, line: Int, at: String, message: String)] = [
+        (yaml: "url: \"http://127.0.0.1:6379\"", rule: "invalid-redis-url", line: 4, at: "\"http", message: "has the scheme 'http', not redis or rediss"),
+        (yaml: "url: \"Redis://127.0.0.1\"", rule: "invalid-redis-url", line: 4, at: "\"Redis", message: "has the scheme 'Redis', not redis or rediss"),
+        (yaml: "url: \"redis://:s3cret@127.0.0.1:6379\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "the Redis URL holds a password"),
+        (yaml: "url: \"redis://default:s3cret@127.0.0.1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "the Redis URL holds a password"),
+        (yaml: "url: \"redis://app@127.0.0.1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "names a user"),
+        (yaml: "url: \"redis://127.0.0.1:0\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the port '0', not a number from 1 to 65535"),
+        (yaml: "url: \"redis://127.0.0.1:65536\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the port '65536'"),
+        (yaml: "url: \"redis://127.0.0.1:+80\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the port '+80'"),
+        (yaml: "url: \"redis://127.0.0.1/-1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the database '-1', not a non-negative number"),
+        (yaml: "url: \"redis://127.0.0.1/db\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has the database 'db'"),
+        (yaml: "url: \"redis://127.0.0.1/0?timeout=1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has a query or fragment"),
+        (yaml: "url: \"redis://::1\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has an IPv6 address without brackets"),
+        (yaml: "url: \"redis://[nope]:6379\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "has no valid host"),
+        (yaml: "url: \"redis://\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "names no host"),
+        (yaml: "url: \"redis:///0\"", rule: "invalid-redis-url", line: 4, at: "\"redis", message: "names no host"),
+        (yaml: "url: [redis://a]", rule: "wrong-type", line: 4, at: "[", message: "'coordination.redis.url' must be a string"),
+        (yaml: "url: redis://a\n    key-prefix: \"has space\"", rule: "invalid-value", line: 5, at: "\"has", message: "must be 1 to 64 printable ASCII characters without spaces"),
+        (yaml: "url: redis://a\n    key-prefix: \"\"", rule: "invalid-value", line: 5, at: "\"\"", message: "must be 1 to 64 printable ASCII characters"),
+        (yaml: "url: redis://a\n    key-prefix: \"\(String(repeating: "k", count: 65))\"", rule: "invalid-value", line: 5, at: "\"k", message: "must be 1 to 64"),
+        (yaml: "url: redis://a\n    key-prefix: \"cöurier:\"", rule: "invalid-value", line: 5, at: "\"c", message: "printable ASCII"),
+        (yaml: "url: redis://a\n    timeout: 0ms", rule: "invalid-duration", line: 5, at: "0ms", message: "'coordination.redis.timeout' must be longer than zero"),
+        (yaml: "url: redis://a\n    timeout: 0s", rule: "invalid-duration", line: 5, at: "0s", message: "must be longer than zero"),
+        (yaml: "url: redis://a\n    timeout: 11s", rule: "invalid-value", line: 5, at: "11s", message: "is 11s, longer than the 10s a command may take"),
+        (yaml: "url: redis://a\n    timeout: 50", rule: "wrong-type", line: 5, at: "50", message: "bare number"),
+        (yaml: "url: redis://a\n    token-key: \"not base64!\"", rule: "invalid-token-key", line: 5, at: "\"not", message: "is not base64; it must be 32 bytes in base64"),
+        (yaml: "url: redis://a\n    token-key: \"c2hvcnQ=\"", rule: "invalid-token-key", line: 5, at: "\"c2h", message: "decodes to 5 bytes"),
+        (yaml: "url: redis://a\n    password: \"${env:}\"", rule: "invalid-secret-reference", line: 5, at: "\"${", message: "empty reference"),
+        (yaml: "url: redis://a\n    passwrd: \"${env:P}\"", rule: "unknown-key", line: 5, at: "passwrd", message: "unknown key 'passwrd' in coordination.redis"),
+        (yaml: "key-prefix: \"app:\"", rule: "incomplete-coordination", line: 3, at: "redis", message: "coordination.redis has no 'url'"),
     ]
 
     @Test(arguments: badInputs)
-    func aBadRedisValueIsReportedWhereItIs(_ bad: BadInput) throws {
+    func aBadRedisValueIsReportedWhereItIs(_ bad: (yaml: String, rule: String, line: Int, at: String, message: String)) throws {
         let yaml = "version: 1\ncoordination:\n  redis:\n    \(bad.yaml)\n"
         let result = compile(yaml)
         #expect(result.graph == nil)
@@ -123,16 +119,9 @@ import Testing
         ("on-unavailable: [local]", "wrong-type", "[local]", "must be local, open or closed"),
         ("redis: { url: \"redis://a\" }\n  retry: 3", "unknown-key", "retry", "unknown key 'retry' in coordination"),
     ])
-    func aBadCoordinationValueIsReportedWhereItIs(_ body: String, _ rule: String, _ at: String, _ message: String) throws {
+    func aBadCoordinationValueIsReportedWhereItIs(_ body: String, _ rule: String, _ at: String, _ message: String) {
         let yaml = "version: 1\ncoordination:\n  \(body)\n" + (body.hasPrefix("redis") ? "" : "  redis: { url: \"redis://a\" }\n")
-        let result = compile(yaml)
-        #expect(result.summary.count == 1, "\(result.diagnostics)")
-        let d = try #require(result.diagnostics.first)
-        #expect(d.rule == rule)
-        #expect(d.message.contains(message), "\(d.message)")
-        let line = yaml.split(separator: "\n").firstIndex { $0.contains(at) }! + 1
-        #expect(d.location.line == line)
-        #expect(d.location.column == column(of: at, inLine: line, of: yaml))
+        expectOneDiagnostic(yaml, rule: rule, at: at, message: message)
     }
 
     @Test func aMisspeltModeGetsASuggestion() throws {

@@ -32,3 +32,16 @@ extension PolicyCompilation {
 func compile(_ yaml: String, limits: PolicyLimits = .default, name: String = "inline.yaml") -> PolicyCompilation {
     PolicyCompiler(limits: limits).compile(source: yaml, path: Fixtures.path(name))
 }
+
+/// Compiles `yaml` and expects exactly one diagnostic: of `rule`, saying `message`, at the first `at` of the first
+/// line that holds it.
+func expectOneDiagnostic(_ yaml: String, rule: String, at: String, message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let result = compile(yaml)
+    #expect(result.diagnostics.count == 1, "\(result.diagnostics)", sourceLocation: sourceLocation)
+    guard let d = result.diagnostics.first else { return }
+    #expect(d.rule == rule, sourceLocation: sourceLocation)
+    #expect(d.message.contains(message), "\(d.message)", sourceLocation: sourceLocation)
+    let line = (yaml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(at) } ?? -1) + 1
+    #expect(d.location.line == line, sourceLocation: sourceLocation)
+    #expect(d.location.column == column(of: at, inLine: line, of: yaml), sourceLocation: sourceLocation)
+}

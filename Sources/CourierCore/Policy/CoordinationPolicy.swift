@@ -18,11 +18,18 @@ public struct CoordinationPolicy: Hashable, Sendable, CustomStringConvertible {
     public package(set) var onUnavailable: Unavailable
     /// Where the `coordination:` key is.
     public package(set) var definedAt: SourceLocation
+    /// Where each value the section sets came from, keyed by its path below `coordination` (`redis.url`,
+    /// `redis.key-prefix`, `on-unavailable`); a key that is absent took its default.
+    package var origins: [String: SourceLocation]
 
-    package init(redis: RedisCoordination, onUnavailable: Unavailable = .local, definedAt: SourceLocation) {
+    package init(
+        redis: RedisCoordination, onUnavailable: Unavailable = .local, definedAt: SourceLocation,
+        origins: [String: SourceLocation] = [:]
+    ) {
         self.redis = redis
         self.onUnavailable = onUnavailable
         self.definedAt = definedAt
+        self.origins = origins
     }
 
     public var description: String { "\(redis); on-unavailable \(onUnavailable.rawValue)" }

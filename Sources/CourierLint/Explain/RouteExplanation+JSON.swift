@@ -2,7 +2,7 @@ internal import CourierCore
 
 extension RouteExplanation: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case url, method, service, serviceDefinedAt, match, pattern, reason, endpointKey, values, worstCase, notes
+        case url, method, service, serviceDefinedAt, match, pattern, reason, endpointKey, values, worstCase, notes, coordination
     }
 
     /// The `courier explain --format json` document. Durations are written as the policy language writes them
@@ -20,6 +20,7 @@ extension RouteExplanation: Encodable {
         try c.encode(values, forKey: .values)
         try c.encode(WorstCaseDocument(worstCase), forKey: .worstCase)
         try c.encode(notes, forKey: .notes)
+        try c.encode(coordination, forKey: .coordination)
     }
 }
 
@@ -38,6 +39,8 @@ private struct WorstCaseDocument: Encodable {
         var requestsPerSecond: Double
         var burst: Int
         var peakRequestsInOneSecond: Double
+        /// `process` or `fleet`.
+        var scope: String
     }
 
     var attempts: Int
@@ -66,7 +69,8 @@ private struct WorstCaseDocument: Encodable {
         waitBound = w.waitBound
         totalTimeout = Wait(w.totalTimeout)
         rateLimit = w.rateLimit.map {
-            Rate(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst, peakRequestsInOneSecond: Double($0.burst) + $0.requestsPerSecond)
+            Rate(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst, peakRequestsInOneSecond: Double($0.burst) + $0.requestsPerSecond,
+                 scope: $0.scope.rawValue)
         }
     }
 

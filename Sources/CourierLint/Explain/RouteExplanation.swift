@@ -32,6 +32,8 @@ package struct RouteExplanation: Hashable, Sendable {
     package var values: [RouteValue]
     /// The worst the route allows: attempts, waiting, request rate.
     package var worstCase: RouteWorstCase
+    /// What the route shares with the fleet through the coordination backend; nil when nothing.
+    package var coordination: RouteCoordination?
     /// Things a reader should know (e.g. the URL's scheme differs from the service's).
     package var notes: [String]
 
@@ -119,12 +121,22 @@ package struct RouteExplanation: Hashable, Sendable {
         if let service = route.service, let o = service.rateLimit.override(forPath: url.path) {
             let key = "rate-limit.endpoints.\(o.prefix)"
             add(key, Self.rate(o.limit))
+            add("rate-limit.scope", o.limit.scope.rawValue, serviceOrigins["\(key).scope"].map(ValueOrigin.file) ?? origin("rate-limit.scope"))
         } else if let limit = route.rateLimit {
             add("rate-limit.requests-per-second", Self.number(limit.requestsPerSecond))
             add("rate-limit.burst", String(limit.burst))
+            add("rate-limit.scope", limit.scope.rawValue)
         } else {
             add("rate-limit", "unlimited")
         }
+        let coordination = RouteCoordination(route: route, coordination: graph.coordination)
+        if let coordination, let section = graph.coordination {
+            func from(_ key: String) -> ValueOrigin { section.origins[key].map(ValueOrigin.file) ?? .builtInDefault }
+            add("coordination.redis", coordination.backend, section.origins["redis.url"].map(ValueOrigin.file) ?? .file(section.definedAt))
+            add("coordination.redis.key-prefix", coordination.keyPrefix, from("redis.key-prefix"))
+            add("coordination.on-unavailable", coordination.onUnavailable, from("on-unavailable"))
+        }
+        self.coordination = coordination
 
         if let service = route.service {
             if let name = service.authoriser {
@@ -142,6 +154,7 @@ package struct RouteExplanation: Hashable, Sendable {
                     }
                     add("authorisers.\(name).timeout", DurationFormat.format(instance.timeout), .file(instance.definedAt))
                     add("authorisers.\(name).allow-plain-http", String(instance.allowPlainHTTP), .file(instance.definedAt))
+                    add("authorisers.\(name).share-tokens", String(instance.shareTokens), .file(instance.definedAt))
                 }
             } else {
                 add("authoriser", "none")

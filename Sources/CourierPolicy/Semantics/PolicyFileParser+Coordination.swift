@@ -10,10 +10,11 @@ extension PolicyFileParser {
         }
         var redis: (policy: RedisCoordination?, hasTokenKey: Bool)?
         var onUnavailable = CoordinationPolicy.Unavailable.local
+        var origins: [String: SourceLocation] = [:]
         for (key, keyNode, value) in pairs {
             switch key {
             case "redis":
-                redis = parseRedis(value, keyNode: keyNode)
+                redis = parseRedis(value, keyNode: keyNode, origins: &origins)
             case "on-unavailable":
                 let modes = ["local", "open", "closed"]
                 guard let (text, _) = scalar(value), !isNull(value) else {
@@ -26,6 +27,7 @@ extension PolicyFileParser {
                     continue
                 }
                 onUnavailable = mode
+                origins[key] = location(value)
                 if mode == .open {
                     report(.coordinationFailsOpen, "on-unavailable: open drops every fleet limit while Redis cannot be reached, and the instances then send at their combined rate", at: value,
                            suggestion: "use 'local' (each instance keeps its share of the limit) unless the partner tolerates bursts")
@@ -39,7 +41,7 @@ extension PolicyFileParser {
                    suggestion: "add 'redis: { url: \"redis://127.0.0.1:6379/0\" }'")
         }
         file.coordination = .init(
-            policy: redis?.policy.map { CoordinationPolicy(redis: $0, onUnavailable: onUnavailable, definedAt: at) },
+            policy: redis?.policy.map { CoordinationPolicy(redis: $0, onUnavailable: onUnavailable, definedAt: at, origins: origins) },
             location: at, hasTokenKey: redis?.hasTokenKey ?? false)
     }
 
@@ -50,7 +52,7 @@ extension PolicyFileParser {
     }
 
     /// `coordination.redis`; the settings are nil when the section is broken.
-    private mutating func parseRedis(_ node: Int, keyNode: Int) -> (policy: RedisCoordination?, hasTokenKey: Bool) {
+    private mutating func parseRedis(_ node: Int, keyNode: Int, origins: inout [String: SourceLocation]) -> (policy: RedisCoordination?, hasTokenKey: Bool) {
         guard let pairs = mapping(node, PolicyLanguage.redis) else { return (nil, false) }
         var url: (text: String, endpoint: RedisEndpoint)?
         var username: PolicyString?
@@ -62,6 +64,7 @@ extension PolicyFileParser {
         var tls: (policy: TLSPolicy, keyNode: Int)?
         for (key, keyNode, value) in pairs {
             let path = "coordination.redis.\(key)"
+            origins["redis.\(key)"] = location(value)
             switch key {
             case "url":
                 guard let text = string(value, key: path) else { continue }
