@@ -79,10 +79,7 @@ package final class FleetLink: Sendable {
         } catch {
             return failure("its token-key is not 32 bytes of base64 (it has \(tokenKey?.count ?? 0))")
         }
-        let url = RedisURL(
-            host: endpoint.host, port: endpoint.port, usesTLS: endpoint.usesTLS, username: username, password: password,
-            database: endpoint.database
-        )
+        let url = RedisURL(endpoint: endpoint, username: username, password: password)
         var configuration = RedisConfiguration(url: url, tls: redis.tls ?? .builtIn, commandTimeout: redis.timeout)
         configuration.connectTimeout = max(configuration.connectTimeout, redis.timeout)
         let fleet = FleetConfiguration(redis: configuration, keys: FleetKeys(prefix: redis.keyPrefix))
