@@ -22,25 +22,9 @@
 # --quick: 2,000 and 5,000 requests, one round (a check that everything runs; not figures to quote).
 set -euo pipefail
 cd "$(dirname "$0")"
-rounds=3; quick=""
-usage() { echo "usage: $0 [--rounds N] [--quick]" >&2; exit 2; }
-while [ $# -gt 0 ]; do
-    case $1 in
-        --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift ;;
-        --quick) quick=1 ;;
-        *) usage ;;
-    esac
-    shift
-done
-case $rounds in '' | *[!0-9]*) usage ;; esac
-[ "$rounds" -ge 1 ] && [ "$rounds" -le 100 ] || usage
+source ./rounds-and-cores.sh  # --rounds N, --quick; client_cpu (core 0), server_cpu (core 1)
 seq_requests=20000; par_requests=60000
 if [ -n "$quick" ]; then seq_requests=2000; par_requests=5000; rounds=1; fi
-
-client_cpu=(taskset -c 0); server_cpu=(taskset -c 1)
-if [ "$(nproc --all)" -lt 2 ]; then
-    echo "run-loader.sh: fewer than 2 cores, running unpinned" >&2; client_cpu=(); server_cpu=()
-fi
 
 mkdir -p .build
 gcc -O2 -Wall -o .build/bench-server server/bench-server.c

@@ -89,6 +89,13 @@ package final class RedisClient: Sendable {
 
     /// The connection to send on, waiting (by `deadline`) while one is being made, or the breaker's error.
     private func connection(by deadline: Deadline) async throws(RedisError) -> RedisConnection {
+        // The common case, a connection up and not failing: no continuation, no suspension. (The machine's
+        // `request` answers `send` in this state and changes nothing.)
+        let ready = state.withLock { state -> RedisConnection? in
+            guard case .connected = state.machine.state, let connection = state.connection, connection.ending == nil else { return nil }
+            return connection
+        }
+        if let ready { return ready }
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter

@@ -137,19 +137,35 @@ final class RedisConnection: Sendable {
         case .fail(let error)?:
             continuation.resume(returning: .failure(error))
         case .queued(let startWriter, _)?:
-            if startWriter { Task { await self.drainOutbox() } }
+            if startWriter { writeOutbox() }
         }
     }
 
-    /// Writes the outbox until it is empty. The one writer of the connection.
-    private func drainOutbox() async {
+    /// Writes the outbox from the caller's thread while the socket takes it whole (the usual case: a command is a
+    /// few dozen bytes); what it does not take goes to a writer task that waits for the socket. Either way this is
+    /// the connection's one writer until the outbox is empty (the machine hands the outbox to one writer at a
+    /// time), so commands reach the wire in the order they were queued.
+    private func writeOutbox() {
         while let bytes = state.withLock({ $0.machine.takeOutbox() }) {
+            let sent = stream.writeNow(bytes)
+            guard sent < bytes.count else { continue }
+            let rest = sent == 0 ? bytes : Array(bytes[sent...])
+            Task { await self.drainOutbox(first: rest) }
+            return
+        }
+    }
+
+    /// Writes `first`, then the outbox until it is empty, waiting for the socket as needed.
+    private func drainOutbox(first: [UInt8]) async {
+        var next: [UInt8]? = first
+        while let bytes = next {
             do {
                 try await stream.write(bytes, deadline: nil)
             } catch {
                 fail(RedisError.classify(error, during: "writing to the connection", backend: backend))
                 return
             }
+            next = state.withLock { $0.machine.takeOutbox() }
         }
     }
 

@@ -8,6 +8,10 @@ protocol RedisStream: AnyObject, Sendable {
     nonisolated(nonsending) func read(maxBytes: Int) async throws -> [UInt8]
     /// All of `bytes`, by `deadline`.
     nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?) async throws
+    /// What the stream takes of `bytes` now, without waiting: the count written (0 when it would block, or when
+    /// the stream cannot write without waiting, as a TLS session; a failure is left to ``write(_:deadline:)``,
+    /// which the caller makes for the rest).
+    func writeNow(_ bytes: [UInt8]) -> Int
     /// Closes now; a parked read or write fails.
     func close()
 }
@@ -19,5 +23,9 @@ extension TCPConnection: RedisStream {
 
     nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: Deadline?) async throws {
         try await write(bytes, deadline: deadline, idle: nil)
+    }
+
+    func writeNow(_ bytes: [UInt8]) -> Int {
+        sendNow(bytes)
     }
 }

@@ -77,6 +77,10 @@ final class RedisTLSStream: RedisStream {
         }
     }
 
+    /// Always 0: a TLS record goes through the engine and may need the socket to wait; ``write(_:deadline:)``
+    /// sends it all.
+    func writeNow(_ bytes: [UInt8]) -> Int { 0 }
+
     func close() {
         let goodbye = engine.withLock { engine -> [UInt8] in
             guard let open = engine else { return [] }
