@@ -26,6 +26,22 @@ package enum FleetAdmission: Sendable, Equatable {
         }
     }
 
+    /// The admissions a batch `reply` of ``FleetScripts/admit`` gives `count` requests: `{allowed, wait}` for each,
+    /// flattened; any other shape is a protocol error for every one of them.
+    package static func batch(reply: RESPValue, count: Int, backend: String) -> [FleetAdmission] {
+        guard count > 1 else { return [FleetAdmission(reply: reply, backend: backend)] }
+        if let elements = reply.elements, elements.count == 2 * count {
+            let admissions = stride(from: 0, to: elements.count, by: 2).map {
+                FleetAdmission(reply: .array([elements[$0], elements[$0 + 1]]), backend: backend)
+            }
+            if !admissions.contains(where: { if case .unavailable = $0 { return true } else { return false } }) { return admissions }
+        }
+        let error = RedisError(
+            .protocolViolation, "the admission script answered \(shape(of: reply)) for a batch of \(count)", backend: backend
+        )
+        return Array(repeating: .unavailable(error), count: count)
+    }
+
     /// A reply's type, for an error message (never its content: it could be anything).
     static func shape(of reply: RESPValue) -> String {
         switch reply {

@@ -30,6 +30,7 @@ package final class FleetCoordinator: Sendable {
     /// The one connection the coordinator uses; the fleet's token store shares it.
     package let client: RedisClient
     private let state = Mutex(State())
+    private let batches = FleetAdmissionBatches()
 
     /// A coordinator for `configuration`; nothing is sent before the first call.
     package init(configuration: FleetConfiguration) {
@@ -122,11 +123,16 @@ package final class FleetCoordinator: Sendable {
     /// (``FleetAdmission/wouldWaitTooLong(_:)``); nil accepts any wait.
     package func admit(endpointKey: String, limit: RateLimit, maxWait: Duration?) async -> FleetAdmission {
         let key = configuration.keys.rateLimit(endpointKey: endpointKey, limit: limit)
-        do {
-            let reply = try await client.evaluate(FleetScripts.admit, keys: [key], arguments: FleetScripts.admitArguments(limit: limit, maxWait: maxWait))
-            return FleetAdmission(reply: reply, backend: backend)
-        } catch {
-            return .unavailable(error)
+        // Requests for one key that arrive while a call for it is in flight go together in the next call.
+        return await batches.admit(key: key, maxWait: maxWait) { maxWaits in
+            do throws(RedisError) {
+                let reply = try await client.evaluate(
+                    FleetScripts.admit, keys: [key], arguments: FleetScripts.admitArguments(limit: limit, maxWaits: maxWaits)
+                )
+                return FleetAdmission.batch(reply: reply, count: maxWaits.count, backend: backend)
+            } catch {
+                return Array(repeating: .unavailable(error), count: maxWaits.count)
+            }
         }
     }
 

@@ -11,9 +11,11 @@ package enum FleetScripts {
     /// A GCRA admission with reservation, as `RateLimiterStateMachine` computes it: `at = max(now, TAT − tolerance,
     /// paused)`, then `TAT = max(TAT, at) + interval`; the key expires when both TAT and the pause are past.
     ///
-    /// KEYS[1]: the rate-limit hash. ARGV: interval (µs), tolerance (µs, `(burst − 1) × interval`), burst, the
-    /// longest acceptable wait (µs, −1 for none). Returns `{1, wait}` with the slot reserved, or `{0, wait}` with
-    /// nothing written when the wait exceeds the longest acceptable one.
+    /// KEYS[1]: the rate-limit hash. ARGV: interval (µs), tolerance (µs, `(burst − 1) × interval`), burst, then
+    /// one longest acceptable wait per request admitted (µs, −1 for none): one request, or a batch of one process's
+    /// requests for the key, admitted in order as that many calls would be. Returns `{allowed, wait}` per request:
+    /// `{1, wait}` with the slot reserved, or `{0, wait}` with nothing reserved when the wait exceeds the longest
+    /// acceptable one.
     package static let admit = RedisScript("""
         if redis.replicate_commands then redis.replicate_commands() end
         local time = redis.call('TIME')
@@ -21,14 +23,28 @@ package enum FleetScripts {
         local state = redis.call('HMGET', KEYS[1], 'tat', 'paused')
         local tat = tonumber(state[1]) or now
         local paused = tonumber(state[2]) or 0
-        local at = math.max(now, tat - tonumber(ARGV[2]), paused)
-        local wait = at - now
-        local longest = tonumber(ARGV[4])
-        if longest >= 0 and wait > longest then return {0, wait} end
-        tat = math.max(tat, at) + tonumber(ARGV[1])
-        redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'interval', ARGV[1], 'burst', ARGV[3])
-        redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, math.ceil((math.max(tat, paused) - now) / 1000))))
-        return {1, wait}
+        local interval = tonumber(ARGV[1])
+        local tolerance = tonumber(ARGV[2])
+        local out = {}
+        local reserved = false
+        for i = 4, #ARGV do
+            local at = math.max(now, tat - tolerance, paused)
+            local wait = at - now
+            local longest = tonumber(ARGV[i])
+            if longest >= 0 and wait > longest then
+                out[#out + 1] = 0
+            else
+                tat = math.max(tat, at) + interval
+                reserved = true
+                out[#out + 1] = 1
+            end
+            out[#out + 1] = wait
+        end
+        if reserved then
+            redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'interval', ARGV[1], 'burst', ARGV[3])
+            redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.max(1, math.ceil((math.max(tat, paused) - now) / 1000))))
+        end
+        return out
         """)
 
     /// A Retry-After pause, only ever lengthened; the key's expiry moves with it.
@@ -80,13 +96,19 @@ package enum FleetScripts {
         return interval >= Double(longestInterval) ? longestInterval : max(1, Int64(interval))
     }
 
-    /// `admit`'s arguments for `limit`, refusing waits over `maxWait` (nil: none refused).
+    /// `admit`'s arguments for one request under `limit`, refusing waits over `maxWait` (nil: none refused).
     package static func admitArguments(limit: RateLimit, maxWait: Duration?) -> [[UInt8]] {
+        admitArguments(limit: limit, maxWaits: [maxWait])
+    }
+
+    /// `admit`'s arguments for a batch of requests under `limit`, in order, each refusing waits over its own
+    /// `maxWaits` entry.
+    package static func admitArguments(limit: RateLimit, maxWaits: [Duration?]) -> [[UInt8]] {
         let interval = intervalMicroseconds(limit)
         let (product, overflow) = interval.multipliedReportingOverflow(by: Int64(max(0, limit.burst - 1)))
         let tolerance = overflow ? largestTolerance : min(product, largestTolerance)
-        let longest = maxWait.map { max(0, microseconds($0)) } ?? -1
-        return [interval, tolerance, Int64(max(1, limit.burst)), longest].map { Array(String($0).utf8) }
+        let longest = maxWaits.map { wait in wait.map { max(0, microseconds($0)) } ?? -1 }
+        return ([interval, tolerance, Int64(max(1, limit.burst))] + longest).map { Array(String($0).utf8) }
     }
 
     /// `pause`'s arguments: `duration` (positive) and the limit's settings.

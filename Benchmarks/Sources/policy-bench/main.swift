@@ -59,6 +59,11 @@ func generatePolicy(services: Int) -> String {
 
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
+extension Duration {
+    /// In seconds (CourierCore's own is `package`, out of this package's reach).
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
 let options = Options()
 let text = generatePolicy(services: options.services)
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("policy-bench-\(getpid()).yaml").path
