@@ -1,7 +1,7 @@
-import CourierCore
-import CourierHTTP1
-import CourierHTTPCache
-import CourierTransport
+internal import CourierCore
+internal import CourierHTTP1
+internal import CourierHTTPCache
+internal import CourierTransport
 
 /// The hop's steps for its cache stage (RFC 9111, `CacheStage`): the lookup before the first attempt, storing,
 /// freshening with a 304, invalidating after an unsafe method, and answering from a stored response. Apart from the
