@@ -144,7 +144,7 @@ public final class DataLoaderService: Sendable {
     /// password or an unreachable Redis an error there instead of a degraded first load. Without a `coordination`
     /// section it does nothing. Calling it again after it succeeded does nothing.
     ///
-    /// - Throws: a `coordination` ``CourierError`` naming the backend and saying what failed.
+    /// - Throws: a `coordination` `CourierError` naming the backend and saying what failed.
     public func start() async throws(CourierError) {
         try await fleet?.start()
     }
