@@ -103,7 +103,7 @@ package final class FleetLink: Sendable {
     /// after one succeeded does nothing.
     func start() async throws(CourierError) {
         guard !started.load(ordering: .acquiring) else { return }
-        guard let coordinator else { throw problem ?? CourierError(.coordination, "the coordination backend \(backend) cannot be used") }
+        guard let coordinator else { throw unusable }
         do {
             try await coordinator.start()
             started.store(true, ordering: .releasing)
@@ -138,6 +138,8 @@ package final class FleetLink: Sendable {
 
     /// Notes whether Redis answered the last admission, logging each change once.
     func note(available: Bool, error: RedisError? = nil) {
+        // Every fleet admission notes; only a change writes (the flag's cache line stays shared between cores).
+        guard degraded.load(ordering: .relaxed) == available else { return }
         let was = degraded.exchange(!available, ordering: .acquiringAndReleasing)
         if was == available { return }
         if available {
@@ -158,26 +160,36 @@ package final class FleetLink: Sendable {
     /// Reserves a slot of the fleet's `limit` for `key` within `maxWait`; a link without a coordinator answers as
     /// a Redis that cannot be reached would.
     func admit(_ key: EndpointKey, limit: RateLimit, maxWait: Duration, now: Deadline) async -> FleetAdmission {
-        guard let coordinator else { return .unavailable(RedisError(.configuration, problem?.message ?? "unusable", backend: backend)) }
+        guard let coordinator else { return .unavailable(unusableRedisError) }
         startIfNeeded(now: now)
         return await coordinator.admit(endpointKey: key.description, limit: limit, maxWait: maxWait)
     }
 
     /// Shares a pause of `key` for `duration` with the fleet.
     func pause(_ key: EndpointKey, limit: RateLimit, for duration: Duration) async -> Result<Void, RedisError> {
-        guard let coordinator else { return .failure(RedisError(.configuration, problem?.message ?? "unusable", backend: backend)) }
+        guard let coordinator else { return .failure(unusableRedisError) }
         return await coordinator.pause(endpointKey: key.description, limit: limit, for: duration)
     }
 
     /// The fleet's live instances and rate-limit keys, read without writing and without joining the live set
     /// (`courier fleet status`).
     package func status(maxKeys: Int) async throws(CourierError) -> FleetStatus {
-        guard let coordinator else { throw problem ?? CourierError(.coordination, "the coordination backend \(backend) cannot be used") }
+        guard let coordinator else { throw unusable }
         do {
             return try await coordinator.status(maxKeys: maxKeys)
         } catch {
             throw CourierError(.coordination, "the coordination backend \(backend) could not be read: \(error.kind.rawValue): \(error.message)", cause: error)
         }
+    }
+
+    /// Why a link without a coordinator cannot be used, for ``start()`` and ``status(maxKeys:)``.
+    private var unusable: CourierError {
+        problem ?? CourierError(.coordination, "the coordination backend \(backend) cannot be used")
+    }
+
+    /// The same as what Redis would answer a call, so that admissions and pauses follow `on-unavailable`.
+    private var unusableRedisError: RedisError {
+        RedisError(.configuration, unusable.message, backend: backend)
     }
 
     /// The live instances the last heartbeat counted (1 when none was ever counted).

@@ -63,7 +63,7 @@ extension CourierCommand {
                     status = try await link.status(maxKeys: maxKeys)
                 } catch {
                     StandardError.write("courier fleet status: \(error.message)")
-                    throw ExitCode(69)
+                    throw ExitCode(FetchExitCode.coordination)
                 }
                 print(json ? Self.json(status, backend: link.backend) : Self.text(status, backend: link.backend), terminator: "")
             }

@@ -15,7 +15,7 @@ enum FetchExitCode {
 
     /// The policy's coordination backend could not be reached and the policy says `on-unavailable: closed`:
     /// sysexits' EX_UNAVAILABLE (curl has no number for it).
-    static let coordination: Int32 = 69
+    static let coordination: Int32 = 69  // also `courier fleet status`'s, for a backend it cannot read
 
     /// The exit status for a failed request, by error kind.
     static func code(for kind: CourierError.Kind) -> Int32 {
