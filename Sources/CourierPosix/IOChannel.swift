@@ -338,6 +338,20 @@ final class IOChannel: SelectableHandler {
         }
     }
 
+    /// Waits for the descriptor to become readable again without a task: `callback` runs on the loop thread at the
+    /// next readiness edge (or with the close reason when the channel closes). For a reader that reacts where
+    /// bytes arrive (``TCPConnection/receiveContinuously(maxBytes:_:)``).
+    ///
+    /// - Returns: false when the read epoch already moved past `epoch` or the channel is closed; `callback` is
+    ///   then not stored (and never called) and the caller reads again itself.
+    func awaitReadable(since epoch: UInt64, _ callback: @escaping @Sendable (Result<Void, any Error>) -> Void) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.open, state.readEpoch == epoch else { return false }
+            state.reader = .callback(callback)
+            return true
+        }
+    }
+
     // MARK: - Closing
 
     /// Closes the channel (once); waiters are resumed with `reason`.

@@ -345,6 +345,38 @@ package final class TCPConnection: Sendable, CustomStringConvertible {
         return outcome
     }
 
+    /// Hands every read to `handler` as bytes arrive, with no task: on the loop thread at each readiness edge
+    /// (the first call runs on the caller's), until `handler` returns false, the bytes are empty (end of file) or
+    /// a read fails (`.failure`, also when the connection is closed). A connection with one reader that reacts to
+    /// what arrives (Redis's replies) resumes its waiting callers straight from the loop, one thread hop fewer than
+    /// a reader task the loop would wake first. The connection has no other reader while this runs.
+    package func receiveContinuously(
+        maxBytes: Int = 64 * 1024, _ handler: @escaping @Sendable (Result<[UInt8], any Error>) -> Bool
+    ) {
+        precondition(maxBytes > 0, "maxBytes must be positive")
+        while true {
+            let epoch = channel.currentEpoch(.read)
+            let bytes: [UInt8]
+            do {
+                guard let received = try receiveNow(maxBytes: maxBytes) else {
+                    let parked = channel.awaitReadable(since: epoch) { [self] readiness in
+                        switch readiness {
+                        case .success: receiveContinuously(maxBytes: maxBytes, handler)
+                        case .failure(let error): _ = handler(.failure(error))
+                        }
+                    }
+                    if parked { return }
+                    continue
+                }
+                bytes = received
+            } catch {
+                _ = handler(.failure(error))
+                return
+            }
+            guard handler(.success(bytes)), !bytes.isEmpty else { return }
+        }
+    }
+
     /// Sends what the socket takes now, without parking; returns the number of bytes sent (0 when it would
     /// block). For a best-effort goodbye (a TLS `close_notify`) as the connection closes.
     @discardableResult

@@ -169,26 +169,28 @@ final class RedisConnection: Sendable {
         }
     }
 
+    /// The connection's reader: parses replies where bytes arrive (the event loop's thread) and hands each to the
+    /// oldest waiting command, resuming its caller from there.
     private func startReading(limits: RESPParser.Limits) {
-        Task { await self.readReplies(limits: limits) }
-    }
-
-    /// The connection's reader: parses replies as bytes arrive and hands each to the oldest waiting command.
-    private func readReplies(limits: RESPParser.Limits) async {
-        var parser = RESPParser(limits: limits)
-        do {
-            while true {
-                let bytes = try await stream.read(maxBytes: 64 * 1024)
+        let parser = Mutex(RESPParser(limits: limits))
+        stream.receiveContinuously { [self] received in
+            do {
+                let bytes = try received.get()
                 guard !bytes.isEmpty else {
                     throw RedisError(.unavailable, "the server closed the connection", backend: backend)
                 }
-                parser.feed(bytes)
-                while let reply = try parser.next() {
-                    deliver(reply)
+                let replies = try parser.withLock { parser throws(RESPParseError) -> [RESPValue] in
+                    parser.feed(bytes)
+                    var replies: [RESPValue] = []
+                    while let reply = try parser.next() { replies.append(reply) }
+                    return replies
                 }
+                for reply in replies { deliver(reply) }
+                return true
+            } catch {
+                fail(RedisError.classify(error, during: "reading a reply", backend: backend))
+                return false
             }
-        } catch {
-            fail(RedisError.classify(error, during: "reading a reply", backend: backend))
         }
     }
 

@@ -39,19 +39,38 @@ final class RedisTLSStream: RedisStream {
         }
     }
 
-    nonisolated(nonsending) func read(maxBytes: Int) async throws -> [UInt8] {
-        while true {
-            let step = try withEngine { engine in
-                withUnsafeTemporaryAllocation(byteCount: min(maxBytes, 16 * 1024), alignment: 1) { buffer -> ([UInt8], TLSEngine.ReadStep) in
-                    let step = engine.read(into: buffer)
-                    if case .bytes(let count) = step { return (Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])), step) }
-                    return ([], step)
+    /// Decrypts on the loop's thread as records arrive, and hands each run of plaintext to `handler`.
+    func receiveContinuously(_ handler: @escaping @Sendable (Result<[UInt8], any Error>) -> Bool) {
+        tcp.receiveContinuously(maxBytes: 16 * 1024) { [self] received in
+            do {
+                let input = try received.get()
+                try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
+                while true {
+                    let (bytes, step) = try withEngine { engine in
+                        withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer -> ([UInt8], TLSEngine.ReadStep) in
+                            let step = engine.read(into: buffer)
+                            if case .bytes(let count) = step { return (Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])), step) }
+                            return ([], step)
+                        }
+                    }
+                    switch step {
+                    case .bytes:
+                        guard handler(.success(bytes)) else { return false }
+                    case .closed:
+                        _ = handler(.success([]))
+                        return false
+                    case .failed(let error):
+                        throw error
+                    case .wantInput:
+                        guard input.isEmpty else { return true }
+                        // The socket ended inside a record: the stream ends here.
+                        _ = handler(.success([]))
+                        return false
+                    }
                 }
-            }
-            switch step.1 {
-            case .bytes, .closed: return step.0
-            case .failed(let error): throw error
-            case .wantInput: try await receive(deadline: nil)
+            } catch {
+                _ = handler(.failure(error))
+                return false
             }
         }
     }
