@@ -91,6 +91,7 @@ package final class FleetLink: Sendable {
             RedisTokenStore(
                 client: coordinator.client, keys: fleet.keys, cipher: $0, fallback: policy.onUnavailable == .closed ? .failClosed : .local,
                 observe: { outcome in
+                    SharedTokenTrace.report(outcome)
                     logger.debug("courier: shared token \(outcome.rawValue)", metadata: ["backend": "\(backend)"])
                     metricsFactory.makeCounter(label: LoaderMetrics.sharedTokens, dimensions: [("outcome", outcome.rawValue)]).increment(by: 1)
                 }

@@ -351,7 +351,17 @@ struct LoadHop: ~Copyable {
             method: method, url: url, headers: headers, body: bodyStream == nil ? body : nil,
             hasStreamedBody: bodyStream != nil
         )
-        let made = try await slot.authorise(unauthorised, deadline: deadline)
+        let deadline = self.deadline
+        let made: AuthorisationRequest
+        if instance.shareTokens {
+            let (execution, attempt, name) = (self.execution, machine.attempt, instance.name)
+            made = try await SharedTokenTrace.traced({ execution.trace(attempt, .coordination(.sharedToken(authoriser: name, decision: $0))) }) {
+                () async throws(CourierError) -> AuthorisationRequest in
+                try await slot.authorise(unauthorised, deadline: deadline)
+            }
+        } else {
+            made = try await slot.authorise(unauthorised, deadline: deadline)
+        }
         authorised = made
         timeline.authoriserWait += .now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
@@ -366,9 +376,18 @@ struct LoadHop: ~Copyable {
         let started = Deadline.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
         let execution = self.execution
-        try await authoriser.refresh(after: authorised, seen: seenEpoch, deadline: deadline) { role throws(CourierError) in
-            execution.trace(attempt, .refreshing(authoriser: name, role: role))
-            try await execution.announceRetry(attempt: attempt + 1, reason: "status 401 (credentials refreshed)")
+        let (seen, deadline) = (seenEpoch, self.deadline)
+        let refresh = { () async throws(CourierError) -> Bool in
+            try await authoriser.refresh(after: authorised, seen: seen, deadline: deadline) { role throws(CourierError) in
+                execution.trace(attempt, .refreshing(authoriser: name, role: role))
+                try await execution.announceRetry(attempt: attempt + 1, reason: "status 401 (credentials refreshed)")
+            }
+            return true
+        }
+        if route.authoriser?.shareTokens == true {
+            _ = try await SharedTokenTrace.traced({ execution.trace(attempt, .coordination(.sharedToken(authoriser: name, decision: $0))) }, refresh)
+        } else {
+            _ = try await refresh()
         }
         timeline.authoriserWait += .now() - started
     }

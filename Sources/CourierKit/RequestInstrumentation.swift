@@ -296,6 +296,12 @@ final class RequestInstrumentation: Sendable {
                 log(s.logger, .debug, event.summary, event, ["courier.wait": "\(duration)"])
                 metrics?.count(LoaderMetrics.fleetPauses, s.routeDimensions)
                 s.load?.addEvent(SpanEvent(name: "fleet-pause", attributes: ["courier.pause_ms": Self.milliseconds(duration)]))
+            case .sharedToken(let name, let decision):
+                // Counted where the store decides (courier_shared_tokens, FleetLink), once per decision, not per load.
+                log(s.logger, .debug, event.summary, event, ["courier.authoriser": "\(name)", "courier.shared_token": "\(decision.rawValue)"])
+                s.load?.addEvent(SpanEvent(name: "shared-token", attributes: [
+                    "courier.authoriser": .string(name), "courier.shared_token": .string(decision.rawValue),
+                ]))
             }
         }
     }

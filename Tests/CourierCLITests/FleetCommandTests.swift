@@ -76,6 +76,32 @@ import Testing
         #expect(text.stdout.contains("127.0.0.1/v1  50 req/s, burst 10"), "\(text.stdout)")
     }
 
+    /// Issue 24's scale test: 64 instances, each a `courier` process with its own Redis connection and heartbeat,
+    /// against one Redis keep the same bound. They start over a second or two on a small machine, so the window is
+    /// taken a second after the first request, when every instance is up and has demand (8 URLs each, 512 requests
+    /// at 50 a second: about 10 s of demand). GCRA bounds every window, not only the first.
+    @Test func sixtyFourProcessesKeepOneFleetLimit() async throws {
+        let redis = try await RedisServer.start()
+        let server = try RecordingServer()
+        defer { server.stop() }
+        let files = try FetchTestFiles()
+        defer { files.remove() }
+        let policy = try files.write("policy.yaml", Self.policy(redis: redis.url(), limit: "requests-per-second: 50, burst: 10"))
+        let results = try await Self.runAll(64, timeout: 90) { index in
+            ["fetch", "--policy", policy, "--parallel", "2"] + (0..<8).map { server.url("/v1/\(index)/\($0)") }
+        }
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        let times = server.requests.map(\.received).sorted()
+        #expect(times.count == 512)
+        let from = try #require(times.first) + .seconds(1)
+        let inWindow = times.filter { $0 >= from && $0 < from + .seconds(4) }.count
+        #expect(inWindow <= 212, "\(inWindow) requests in 4 s (limit 50/s, burst 10)")
+        #expect(inWindow >= 189, "\(inWindow) requests in 4 s")
+        // Every instance got its turn: none was starved while the others sent.
+        let senders = Set(server.requests.map { $0.path.split(separator: "/")[1] })
+        #expect(senders.count == 64)
+    }
+
     @Test func aRetryAfterReceivedByOneProcessPausesEveryProcess() async throws {
         let redis = try await RedisServer.start()
         let server = try RecordingServer { index, _ in

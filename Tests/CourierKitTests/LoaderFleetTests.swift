@@ -74,6 +74,68 @@ import Testing
         for service in services { await service.shutdown(gracePeriod: .zero) }
     }
 
+    /// Each load's trace names how its shared token was got: the first instance refreshes it for the fleet (the
+    /// lock), the second reuses what the first stored, and after a 401 the refresh is the loader's `refreshing`
+    /// event with the store's decision beside it.
+    @Test func theTraceNamesEachSharedTokenDecision() async throws {
+        let redis = try await RedisServer.start()
+        let tokens = try RotatingTokenServer(delay: .milliseconds(10))
+        defer { tokens.stop() }
+        let refuseOnce = Mutex(true)
+        let server = try RecordingServer { _, request in
+            let fresh = request.header("Authorization") == "Bearer \(tokens.accessToken(tokens.refreshes))"
+            if request.path == "/v1/refused", refuseOnce.withLock({ let first = $0; $0 = false; return first }) {
+                return RecordingServer.Reply(status: 401, headers: [("WWW-Authenticate", "Bearer")], body: "no")
+            }
+            return RecordingServer.Reply(status: fresh ? 200 : 401, body: "fine")
+        }
+        defer { server.stop() }
+        let graph = try compile("""
+            version: 1
+            coordination:
+              redis: { url: "\(redis.url())", timeout: 200ms, token-key: "${env:TOKEN_KEY}" }
+            authorisers:
+              partner:
+                plugin: oauth2-refresh
+                share-tokens: true
+                allow-plain-http: true
+                settings: { token-url: "\(tokens.url())", client-id: trace-test, refresh-token: "${env:REFRESH_TOKEN}" }
+            services:
+              local:
+                hosts: [127.0.0.1]
+                scheme: http
+                authoriser: partner
+                timeouts: { total: 30s }
+            """)
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let configuration = DataLoaderService.Configuration.testing {
+            $0.environment = ["TOKEN_KEY": key, "REFRESH_TOKEN": tokens.initialRefreshToken]
+        }
+        let first = DataLoaderService(graph: graph, configuration: configuration)
+        let second = DataLoaderService(graph: graph, configuration: configuration)
+        let firstEvents = CoordinationEvents(), secondEvents = CoordinationEvents()
+        firstEvents.observe(first)
+        secondEvents.observe(second)
+        try await first.start()
+        try await second.start()
+        func decisions(_ events: CoordinationEvents) -> [CoordinationEvent.SharedTokenDecision] {
+            events.events.withLock { $0.compactMap { if case .sharedToken("partner", let d) = $0 { d } else { nil } } }
+        }
+        #expect(try await first.makeFactory().makeLoader().load(Request(url: server.url("/v1/a"))).status == 200)
+        #expect(decisions(firstEvents) == [.refreshed])
+        #expect(try await second.makeFactory().makeLoader().load(Request(url: server.url("/v1/b"))).status == 200)
+        #expect(decisions(secondEvents) == [.reused])
+        // A new user's authoriser reuses the stored token too; it meets a 401, refreshes for the fleet, and its
+        // trace says so.
+        #expect(try await second.makeFactory().makeLoader().load(Request(url: server.url("/v1/refused"))).status == 200)
+        #expect(decisions(secondEvents) == [.reused, .reused, .refreshed], "\(secondEvents.events.withLock { $0 })")
+        #expect(tokens.refreshes == 2)
+        #expect(tokens.replays == 0)
+        for event in secondEvents.events.withLock({ $0 }) { #expect(!"\(event)".contains(tokens.accessToken(1))) }
+        await first.shutdown(gracePeriod: .zero)
+        await second.shutdown(gracePeriod: .zero)
+    }
+
     @Test func redisKilledAndRestartedLosesNoLoadAndSharingResumes() async throws {
         let redis = try await RedisServer.start()
         let server = try RecordingServer()
