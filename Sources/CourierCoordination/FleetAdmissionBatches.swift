@@ -1,3 +1,4 @@
+internal import CourierCore
 internal import CourierRedis
 internal import Synchronization
 
@@ -10,6 +11,10 @@ internal import Synchronization
 /// Each call is made by a caller, never by a task of the batcher's: the caller whose turn it is (the first to come,
 /// then the first of each batch that waited) sends for the batch, hands every other member its admission, and passes
 /// the turn to the first of the next batch.
+///
+/// A key this process loads often under a limit with room also leases slots ahead (``FleetLeases``): a call asks for
+/// a few zero-wait slots beyond its batch, and the requests that come next (those already waiting first, in order)
+/// take them with no call at all.
 final class FleetAdmissionBatches: Sendable {
     /// A request waiting for its batch: its longest acceptable wait, and where its turn or its answer goes.
     struct Waiter: Sendable {
@@ -28,56 +33,91 @@ final class FleetAdmissionBatches: Sendable {
     /// The largest batch: the script's argument list and reply grow with it.
     static let largestBatch = 256
 
-    /// By Redis key: the requests waiting behind the call in flight (present while one is).
-    private let waiting = Mutex<[String: [Waiter]]>([:])
+    private struct State {
+        /// By Redis key: the requests waiting behind the call in flight (present while one is).
+        var waiting: [String: [Waiter]] = [:]
+        var leases = FleetLeases()
+    }
 
-    /// The admission of one request for `key` with `maxWait`; `send` makes one script call for a batch (the longest
-    /// waits, in order) and returns one admission per member, in the same order.
+    private let state = Mutex(State())
+
+    private enum Start {
+        case leased
+        case lead
+        case wait
+    }
+
+    /// The admission of one request for `key` (whose limit allows `requestsPerSecond`) with `maxWait`; `send` makes
+    /// one script call for a batch (the longest waits, in order) and returns one admission per entry, in the same
+    /// order.
     func admit(
-        key: String, maxWait: Duration?, send: (_ maxWaits: [Duration?]) async -> [FleetAdmission]
+        key: String, maxWait: Duration?, requestsPerSecond: Double, send: (_ maxWaits: [Duration?]) async -> [FleetAdmission]
     ) async -> FleetAdmission {
-        var followers: [Waiter]
-        let leadsNow = waiting.withLock { table -> Bool in
-            guard table[key] == nil else { return false }
-            table[key] = []
-            return true
+        let now = Deadline.now()
+        let start = state.withLock { state -> Start in
+            if state.leases.arrived(key, now: now) { return .leased }
+            guard state.waiting[key] == nil else { return .wait }
+            state.waiting[key] = []
+            return .lead
         }
-        if leadsNow {
-            followers = []
-        } else {
+        var followers: [Waiter] = []
+        switch start {
+        case .leased:
+            return .go(after: .zero)
+        case .lead:
+            break
+        case .wait:
             let turn = await withCheckedContinuation { (continuation: CheckedContinuation<Turn, Never>) in
-                // The call in flight may have ended meanwhile: then this request leads.
-                let leads = waiting.withLock { table -> Bool in
-                    guard table[key] != nil else {
-                        table[key] = []
-                        return true
+                // The call in flight may have ended meanwhile: then this request takes a slot it left, or leads.
+                let turn = state.withLock { state -> Turn? in
+                    guard state.waiting[key] != nil else {
+                        if state.leases.takeSlot(key, now: .now()) { return .admitted(.go(after: .zero)) }
+                        state.waiting[key] = []
+                        return .lead(followers: [])
                     }
-                    table[key]!.append(Waiter(maxWait: maxWait, continuation: continuation))
-                    return false
+                    state.waiting[key]!.append(Waiter(maxWait: maxWait, continuation: continuation))
+                    return nil
                 }
-                if leads { continuation.resume(returning: .lead(followers: [])) }
+                if let turn { continuation.resume(returning: turn) }
             }
             switch turn {
             case .admitted(let admission): return admission
             case .lead(let batch): followers = batch
             }
         }
-        let admissions = await send([maxWait] + followers.map(\.maxWait))
+        let members = [maxWait] + followers.map(\.maxWait)
+        let extra = state.withLock { $0.leases.extra(key, requestsPerSecond: requestsPerSecond) }
+        let admissions = await send(members + Array(repeating: Duration.zero, count: extra))
+        let answered = Deadline.now()
         for (follower, admission) in zip(followers, admissions.dropFirst()) {
             follower.continuation.resume(returning: .admitted(admission))
         }
-        // The turn passes to the first of those that came meanwhile, with the rest of them (up to the largest
-        // batch) as its followers; none came: the key has no call in flight.
-        let next = waiting.withLock { table -> (Waiter, [Waiter])? in
-            guard let queued = table[key], let first = queued.first else {
-                table[key] = nil
-                return nil
+        let granted = admissions.dropFirst(members.count).filter { $0 == .go(after: .zero) }.count
+        let hadRoom = admissions.count == members.count + extra && admissions.prefix(members.count).allSatisfy { $0 == .go(after: .zero) }
+        // Those that came meanwhile take the slots just leased, in order; the turn passes to the first of the rest,
+        // with the others (up to the largest batch) as its followers; none left: the key has no call in flight.
+        let (leased, next) = state.withLock { state -> ([Waiter], (Waiter, [Waiter])?) in
+            state.leases.answered(key, granted: granted, hadRoom: hadRoom, now: answered)
+            let waiting = state.waiting[key] ?? []
+            var served = 0
+            while served < waiting.count, state.leases.takeSlot(key, now: answered) { served += 1 }
+            let leased = Array(waiting[..<served])
+            let queued = waiting[served...]
+            guard let first = queued.first else {
+                state.waiting[key] = nil
+                return (leased, nil)
             }
-            let taken = min(queued.count, Self.largestBatch)
-            table[key] = Array(queued[taken...])
-            return (first, Array(queued[1..<taken]))
+            let end = queued.startIndex + min(queued.count, Self.largestBatch)
+            state.waiting[key] = Array(queued[end...])
+            return (leased, (first, Array(queued[(queued.startIndex + 1)..<end])))
         }
+        for waiter in leased { waiter.continuation.resume(returning: .admitted(.go(after: .zero))) }
         if let (first, rest) = next { first.continuation.resume(returning: .lead(followers: rest)) }
         return admissions.first ?? .unavailable(.init(.protocolViolation, "the admission script answered no admission", backend: ""))
+    }
+
+    /// A pause (Retry-After) for `key`: the slots this process leased are dropped.
+    func dropLeases(_ key: String) {
+        state.withLock { $0.leases.drop(key) }
     }
 }

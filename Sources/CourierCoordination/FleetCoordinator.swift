@@ -124,7 +124,7 @@ package final class FleetCoordinator: Sendable {
     package func admit(endpointKey: String, limit: RateLimit, maxWait: Duration?) async -> FleetAdmission {
         let key = configuration.keys.rateLimit(endpointKey: endpointKey, limit: limit)
         // Requests for one key that arrive while a call for it is in flight go together in the next call.
-        return await batches.admit(key: key, maxWait: maxWait) { maxWaits in
+        return await batches.admit(key: key, maxWait: maxWait, requestsPerSecond: limit.requestsPerSecond) { maxWaits in
             do throws(RedisError) {
                 let reply = try await client.evaluate(
                     FleetScripts.admit, keys: [key], arguments: FleetScripts.admitArguments(limit: limit, maxWaits: maxWaits)
@@ -141,6 +141,7 @@ package final class FleetCoordinator: Sendable {
     package func pause(endpointKey: String, limit: RateLimit, for duration: Duration) async -> Result<Void, RedisError> {
         guard duration > .zero else { return .success(()) }
         let key = configuration.keys.rateLimit(endpointKey: endpointKey, limit: limit)
+        batches.dropLeases(key)
         do {
             let reply = try await client.evaluate(FleetScripts.pause, keys: [key], arguments: FleetScripts.pauseArguments(limit: limit, duration: duration))
             guard reply.integer != nil else {
