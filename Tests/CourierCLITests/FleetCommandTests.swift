@@ -42,38 +42,46 @@ import Testing
         }
     }
 
-    @Test func eightProcessesKeepOneFleetLimitAndStarveNone() async throws {
+    /// Runs `body` with a fresh Redis, a recording server and a policy file whose `local` service the fleet limits
+    /// to 50 requests per second with a burst of 10.
+    static func withFiftyPerSecond(_ body: (_ server: RecordingServer, _ policy: String) async throws -> Void) async throws {
         let redis = try await RedisServer.start()
         let server = try RecordingServer()
         defer { server.stop() }
         let files = try FetchTestFiles()
         defer { files.remove() }
-        let policy = try files.write("policy.yaml", Self.policy(redis: redis.url(), limit: "requests-per-second: 50, burst: 10"))
-        // 8 processes x 40 URLs, 8 in flight each: 320 requests, more than the 210 the limit lets through in 4 s,
-        // so every instance has demand for the whole window.
-        let urls = (0..<40).map { server.url("/v1/item/\($0)") }
-        let results = try await Self.runAll(8) { _ in ["fetch", "--policy", policy, "--parallel", "8"] + urls }
-        for result in results { #expect(result.status == 0, "\(result.stderr)") }
-        let times = server.requests.map(\.received).sorted()
-        #expect(times.count == 320)
-        let start = try #require(times.first)
-        let inWindow = times.filter { $0 < start + .seconds(4) }.count
-        // GCRA: at most burst + rate x window (plus 1 %), and at least 90 % of it (no instance starves the others).
-        #expect(inWindow <= 212, "\(inWindow) requests in the first 4 s")
-        #expect(inWindow >= 189, "\(inWindow) requests in the first 4 s")
+        try await body(server, try files.write("policy.yaml", Self.policy(redis: redis.url(), limit: "requests-per-second: 50, burst: 10")))
+        withExtendedLifetime(redis) {}
+    }
 
-        // What they left in Redis: the limit's key, and no live instance (each left the set when it finished).
-        let status = try await CourierProcess.run(["fleet", "status", "--policy", policy, "--json"])
-        #expect(status.status == 0, "\(status.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
-        let limits = try #require(object["rate_limits"] as? [[String: Any]])
-        #expect(limits.count == 1)
-        #expect(limits.first?["endpoint_key"] as? String == "127.0.0.1/v1")
-        #expect(limits.first?["requests_per_second"] as? Double == 50)
-        #expect(limits.first?["burst"] as? Int == 10)
-        #expect((object["instances"] as? [Any])?.count == 0, "\(status.stdout)")
-        let text = try await CourierProcess.run(["fleet", "status", "--policy", policy])
-        #expect(text.stdout.contains("127.0.0.1/v1  50 req/s, burst 10"), "\(text.stdout)")
+    @Test func eightProcessesKeepOneFleetLimitAndStarveNone() async throws {
+        try await Self.withFiftyPerSecond { server, policy in
+            // 8 processes x 40 URLs, 8 in flight each: 320 requests, more than the 210 the limit lets through in 4 s,
+            // so every instance has demand for the whole window.
+            let urls = (0..<40).map { server.url("/v1/item/\($0)") }
+            let results = try await Self.runAll(8) { _ in ["fetch", "--policy", policy, "--parallel", "8"] + urls }
+            for result in results { #expect(result.status == 0, "\(result.stderr)") }
+            let times = server.requests.map(\.received).sorted()
+            #expect(times.count == 320)
+            let start = try #require(times.first)
+            let inWindow = times.filter { $0 < start + .seconds(4) }.count
+            // GCRA: at most burst + rate x window (plus 1 %), and at least 90 % of it (no instance starves the others).
+            #expect(inWindow <= 212, "\(inWindow) requests in the first 4 s")
+            #expect(inWindow >= 189, "\(inWindow) requests in the first 4 s")
+
+            // What they left in Redis: the limit's key, and no live instance (each left the set when it finished).
+            let status = try await CourierProcess.run(["fleet", "status", "--policy", policy, "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+            let limits = try #require(object["rate_limits"] as? [[String: Any]])
+            #expect(limits.count == 1)
+            #expect(limits.first?["endpoint_key"] as? String == "127.0.0.1/v1")
+            #expect(limits.first?["requests_per_second"] as? Double == 50)
+            #expect(limits.first?["burst"] as? Int == 10)
+            #expect((object["instances"] as? [Any])?.count == 0, "\(status.stdout)")
+            let text = try await CourierProcess.run(["fleet", "status", "--policy", policy])
+            #expect(text.stdout.contains("127.0.0.1/v1  50 req/s, burst 10"), "\(text.stdout)")
+        }
     }
 
     /// Issue 24's scale test: 64 instances, each a `courier` process with its own Redis connection and heartbeat,
@@ -81,25 +89,21 @@ import Testing
     /// taken a second after the first request, when every instance is up and has demand (8 URLs each, 512 requests
     /// at 50 a second: about 10 s of demand). GCRA bounds every window, not only the first.
     @Test func sixtyFourProcessesKeepOneFleetLimit() async throws {
-        let redis = try await RedisServer.start()
-        let server = try RecordingServer()
-        defer { server.stop() }
-        let files = try FetchTestFiles()
-        defer { files.remove() }
-        let policy = try files.write("policy.yaml", Self.policy(redis: redis.url(), limit: "requests-per-second: 50, burst: 10"))
-        let results = try await Self.runAll(64, timeout: 90) { index in
-            ["fetch", "--policy", policy, "--parallel", "2"] + (0..<8).map { server.url("/v1/\(index)/\($0)") }
+        try await Self.withFiftyPerSecond { server, policy in
+            let results = try await Self.runAll(64, timeout: 90) { index in
+                ["fetch", "--policy", policy, "--parallel", "2"] + (0..<8).map { server.url("/v1/\(index)/\($0)") }
+            }
+            for result in results { #expect(result.status == 0, "\(result.stderr)") }
+            let times = server.requests.map(\.received).sorted()
+            #expect(times.count == 512)
+            let from = try #require(times.first) + .seconds(1)
+            let inWindow = times.filter { $0 >= from && $0 < from + .seconds(4) }.count
+            #expect(inWindow <= 212, "\(inWindow) requests in 4 s (limit 50/s, burst 10)")
+            #expect(inWindow >= 189, "\(inWindow) requests in 4 s")
+            // Every instance got its turn: none was starved while the others sent.
+            let senders = Set(server.requests.map { $0.path.split(separator: "/")[1] })
+            #expect(senders.count == 64)
         }
-        for result in results { #expect(result.status == 0, "\(result.stderr)") }
-        let times = server.requests.map(\.received).sorted()
-        #expect(times.count == 512)
-        let from = try #require(times.first) + .seconds(1)
-        let inWindow = times.filter { $0 >= from && $0 < from + .seconds(4) }.count
-        #expect(inWindow <= 212, "\(inWindow) requests in 4 s (limit 50/s, burst 10)")
-        #expect(inWindow >= 189, "\(inWindow) requests in 4 s")
-        // Every instance got its turn: none was starved while the others sent.
-        let senders = Set(server.requests.map { $0.path.split(separator: "/")[1] })
-        #expect(senders.count == 64)
     }
 
     @Test func aRetryAfterReceivedByOneProcessPausesEveryProcess() async throws {
@@ -150,29 +154,10 @@ import Testing
         defer { server.stop() }
         let files = try FetchTestFiles()
         defer { files.remove() }
-        let policy = try files.write("policy.yaml", """
-            version: 1
-            coordination:
-              redis:
-                url: "\(redis.url())"
-                timeout: 200ms
-                token-key: "${env:COURIER_TEST_TOKEN_KEY}"
-            authorisers:
-              partner:
-                plugin: oauth2-refresh
-                share-tokens: true
-                allow-plain-http: true
-                settings:
-                  token-url: "\(tokens.url())"
-                  client-id: fleet-test
-                  refresh-token: "${env:COURIER_TEST_REFRESH_TOKEN}"
-            services:
-              local:
-                hosts: [127.0.0.1]
-                scheme: http
-                authoriser: partner
-                timeouts: { total: 30s }
-            """)
+        let policy = try files.write("policy.yaml", fleetTokenPolicy(
+            redis: redis.url(), tokenURL: tokens.url(), clientID: "fleet-test",
+            tokenKeyVariable: "COURIER_TEST_TOKEN_KEY", refreshTokenVariable: "COURIER_TEST_REFRESH_TOKEN"
+        ))
         let key = Base64Key.random32()
         let environment = ["COURIER_TEST_TOKEN_KEY": key, "COURIER_TEST_REFRESH_TOKEN": tokens.initialRefreshToken]
         let urls = (0..<20).map { server.url("/v1/item/\($0)") }

@@ -90,23 +90,9 @@ import Testing
             return RecordingServer.Reply(status: fresh ? 200 : 401, body: "fine")
         }
         defer { server.stop() }
-        let graph = try compile("""
-            version: 1
-            coordination:
-              redis: { url: "\(redis.url())", timeout: 200ms, token-key: "${env:TOKEN_KEY}" }
-            authorisers:
-              partner:
-                plugin: oauth2-refresh
-                share-tokens: true
-                allow-plain-http: true
-                settings: { token-url: "\(tokens.url())", client-id: trace-test, refresh-token: "${env:REFRESH_TOKEN}" }
-            services:
-              local:
-                hosts: [127.0.0.1]
-                scheme: http
-                authoriser: partner
-                timeouts: { total: 30s }
-            """)
+        let graph = try compile(fleetTokenPolicy(
+            redis: redis.url(), tokenURL: tokens.url(), clientID: "trace-test", tokenKeyVariable: "TOKEN_KEY", refreshTokenVariable: "REFRESH_TOKEN"
+        ))
         let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let configuration = DataLoaderService.Configuration.testing {
             $0.environment = ["TOKEN_KEY": key, "REFRESH_TOKEN": tokens.initialRefreshToken]
