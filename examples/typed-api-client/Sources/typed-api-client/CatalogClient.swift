@@ -30,12 +30,17 @@ struct CatalogClient: Sendable {
             throw .transport(error)
         }
         guard response.isSuccess else { throw .status(response.status, path: path) }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
-            return try decoder.decode(Model.self, from: Data(response.body))
+            return try response.decode(Model.self, using: Self.decoder)
         } catch {
             throw .undecodable(path: path, reason: "\(error)")
         }
+    }
+
+    /// The API's JSON: snake_case keys.
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
     }
 }

@@ -8,7 +8,8 @@ enum CatalogError: Error, CustomStringConvertible {
     case transport(CourierError)
     /// The server answered with a status other than 2xx.
     case status(Int, path: String)
-    /// The body did not decode as the endpoint's model.
+    /// The body did not decode as the endpoint's model (the reason is `Response.decode`'s error: the status, the
+    /// content type and the body's first bytes).
     case undecodable(path: String, reason: String)
 
     var description: String {
