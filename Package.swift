@@ -230,7 +230,7 @@ let package = Package(
             name: "CourierKitTests",
             dependencies: [
                 "CourierKit", "CourierCore", "CourierPolicy", "CourierPosix", "CourierTransport", "CourierAuthorisers",
-                "CourierCache", "CourierHTTPCache", "CourierTLS", "CourierTestSupport",
+                "CourierCache", "CourierHTTPCache", "CourierTLS", "CourierTestSupport", "CourierCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -416,7 +416,8 @@ struct LoadHop: ~Copyable {
             execution.trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
             var outgoing = HTTPRequest(
                 method: method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
-                body: bodyStream.map { .stream($0.makeStream()) } ?? body.map { .bytes($0) } ?? .none,
+                body: bodyStream.map { stream in stream.length.map { .sizedStream(length: $0, stream.makeStream()) } ?? .stream(stream.makeStream()) }
+                    ?? body.map { .bytes($0) } ?? .none,
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
             execution.trace.decorate(&outgoing, route: route)

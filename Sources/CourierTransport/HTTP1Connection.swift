@@ -120,7 +120,7 @@ final class HTTP1Connection: @unchecked Sendable {
         switch body {
         case .none: writing = .none
         case .bytes(let bytes) where bytes.count <= 64 * 1024: writing = .withHead
-        case .bytes, .stream: writing = .afterHead
+        case .bytes, .stream, .sizedStream: writing = .afterHead
         }
         let closeRequested = head.headers.contains("connection") && head.headers.tokens(for: "connection").contains("close")
         return perform(machine.startRequest(method: head.method, body: writing, closeRequested: closeRequested))
@@ -131,6 +131,7 @@ final class HTTP1Connection: @unchecked Sendable {
         case .none: return .none
         case .bytes(let bytes): return .contentLength(bytes.count)
         case .stream: return .chunked
+        case .sizedStream(let length, _): return .contentLength(length)
         }
     }
 
@@ -193,7 +194,7 @@ final class HTTP1Connection: @unchecked Sendable {
                 try encoder.writeBodyPart(bytes, into: &part)
                 try encoder.writeEnd(into: &part)
                 try await write(part, deadline: deadline, idle: idle)
-            case .stream(let parts):
+            case .stream(let parts), .sizedStream(_, let parts):
                 for try await chunk in parts {
                     var framed: [UInt8] = []
                     try encoder.writeBodyPart(chunk, into: &framed)

@@ -13,10 +13,16 @@ public struct HTTPRequest: Sendable {
         /// Indirect: `AsyncThrowingStream` is not frozen, and as a plain payload it would make every `HTTPRequest` a
         /// value of non-fixed size to the compiler (see `Deadline`).
         indirect case stream(AsyncThrowingStream<[UInt8], any Error>)
+        /// A streamed body whose length is known (a multipart form of files), sent with `Content-Length`: a stream
+        /// that ends early or runs long fails the request (the encoder checks), never sending a body that looks
+        /// whole. Sent once, as ``stream(_:)``.
+        indirect case sizedStream(length: Int, AsyncThrowingStream<[UInt8], any Error>)
 
         var isReplayable: Bool {
-            if case .stream = self { return false }
-            return true
+            switch self {
+            case .stream, .sizedStream: return false
+            case .none, .bytes: return true
+            }
         }
     }
 

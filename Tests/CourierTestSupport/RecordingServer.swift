@@ -89,9 +89,14 @@ public final class RecordingServer: Sendable {
         server = try ScriptedServer { connection in
             while let head = connection.readRequestHead() {
                 var request = ReceivedRequest(head: head, body: [])
-                let length = Int(request.header("content-length") ?? "0") ?? 0
-                guard let body = connection.readBytes(length) else { return }
-                request.body = body
+                if request.header("transfer-encoding")?.lowercased() == "chunked" {
+                    guard let body = connection.readChunkedBody() else { return }
+                    request.body = body
+                } else {
+                    let length = Int(request.header("content-length") ?? "0") ?? 0
+                    guard let body = connection.readBytes(length) else { return }
+                    request.body = body
+                }
                 let index = log.withLock { log in
                     log.requests.append(request)
                     log.inFlight += 1

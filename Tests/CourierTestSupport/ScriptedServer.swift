@@ -44,6 +44,33 @@ public final class ScriptedServer: @unchecked Sendable {
             return out
         }
 
+        /// Reads a chunked body (RFC 9112 §7.1) through its last chunk and trailer section, and returns the data;
+        /// nil at EOF or on a malformed chunk size first.
+        public func readChunkedBody() -> [UInt8]? {
+            var body: [UInt8] = []
+            while true {
+                guard let line = readLine(), let size = Int(line.split(separator: ";").first ?? "", radix: 16), size >= 0 else { return nil }
+                if size == 0 {
+                    while let trailer = readLine(), !trailer.isEmpty {}
+                    return body
+                }
+                guard let data = readBytes(size), readBytes(2) == [13, 10] else { return nil }
+                body += data
+            }
+        }
+
+        /// One line without its CRLF; nil at EOF first.
+        private func readLine() -> String? {
+            while true {
+                if let end = find([13, 10]) {
+                    let line = Array(buffered[..<end])
+                    buffered.removeFirst(end + 2)
+                    return String(decoding: line, as: UTF8.self)
+                }
+                guard fill() else { return nil }
+            }
+        }
+
         /// Whatever arrives in one read (waiting up to the receive timeout, or `seconds` when given), after any
         /// bytes already buffered; empty at EOF or timeout.
         public func readAvailable(waitingUpTo seconds: Int? = nil) -> [UInt8] {
