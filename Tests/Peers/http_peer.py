@@ -21,7 +21,9 @@ Routes (all bodies are deterministic so tests can check them byte for byte):
 
 With --tls-chain FILE --tls-key FILE it serves HTTPS (Python's ssl module over the system's OpenSSL), the chain
 sent as the file lists it; --tls-min/--tls-max (1.0, 1.1, 1.2, 1.3) bound the versions and --tls-tickets N sets
-the TLS 1.3 session tickets sent per connection (0: no resumption).
+the TLS 1.3 session tickets sent per connection (0: no resumption). With --tls-client-ca FILE it requires a
+client certificate issued by a CA in FILE (mutual TLS), and GET /client-cert answers the common name of the
+certificate the connection's client presented.
 """
 import gzip, hashlib, json, socketserver, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -156,6 +158,9 @@ class Handler(BaseHTTPRequestHandler):
                     raw.shutdown(socket.SHUT_RDWR)
                     raw.close()
             return
+        if head == "client-cert":
+            subject = dict(item[0] for item in self.connection.getpeercert().get("subject", ()))
+            return self.send_body(200, subject.get("commonName", "none").encode())
         if head == "sni":
             return self.send_body(200, (LAST_SNI[0] or "none").encode())
         if head == "close-silently":
@@ -214,6 +219,9 @@ def tls_context():
         context.maximum_version = versions[high]
     context.num_tickets = int(option("--tls-tickets", "2"))
     context.set_alpn_protocols(["http/1.1"])
+    if option("--tls-client-ca"):
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(option("--tls-client-ca"))
 
     def record_sni(ssl_object, server_name, ctx):
         LAST_SNI[0] = server_name
