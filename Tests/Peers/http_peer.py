@@ -257,6 +257,7 @@ def main():
 
             def handle_error(self, request, client_address):
                 pass
+        Handler.disable_nagle_algorithm = False  # TCP_NODELAY fails on a Unix domain socket
         server = UnixServer(option("--unix"), Handler)
         print("PORT 0", flush=True)
     else:
