@@ -47,6 +47,18 @@ public struct TLSPolicy: Hashable, Sendable {
 
     public static let builtIn = TLSPolicy()
 
+    /// Whether the client key's password still holds a policy's secret references.
+    package var needsSecrets: Bool { clientIdentity?.needsResolution ?? false }
+
+    /// These settings with the client key's password resolved through `secrets` (what a data loader does when it
+    /// first uses a route's settings).
+    package func resolvingSecrets(_ secrets: SecretResolver) throws(AuthoriserError) -> TLSPolicy {
+        guard let identity = clientIdentity, identity.needsResolution else { return self }
+        var copy = self
+        copy.clientIdentity = try identity.resolvingPassword { (reference) throws(AuthoriserError) in try secrets.resolve(reference) }
+        return copy
+    }
+
     /// These settings over `base` (a client's defaults): this policy's CA file, pins and client identity where it
     /// names any, else the base's; the higher of the two minimum versions; verification only when both verify.
     package func overlaid(on base: TLSPolicy) -> TLSPolicy {
