@@ -12,7 +12,7 @@ public struct ClientIdentity: Hashable, Sendable, CustomStringConvertible, Custo
     public package(set) var keyFile: String?
     /// The key's password: literal text in code (``init(certificateFile:keyFile:keyPassword:)``), references in a
     /// compiled policy until a data loader resolves them when it starts. nil for an unencrypted key.
-    public package(set) var keyPassword: PolicyString?
+    package var keyPassword: PolicyString?
 
     public init(certificateFile: String, keyFile: String? = nil, keyPassword: String? = nil) {
         self.init(certificateFile: certificateFile, keyFile: keyFile, password: keyPassword.map { PolicyString(literal: $0) })
@@ -25,7 +25,7 @@ public struct ClientIdentity: Hashable, Sendable, CustomStringConvertible, Custo
     }
 
     /// The file the key is read from.
-    public var effectiveKeyFile: String { keyFile ?? certificateFile }
+    package var effectiveKeyFile: String { keyFile ?? certificateFile }
 
     /// Whether the password still holds secret references (a policy's, not yet resolved).
     package var needsResolution: Bool { keyPassword.map { !$0.isLiteral } ?? false }
