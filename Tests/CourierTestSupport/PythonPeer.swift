@@ -20,11 +20,11 @@ public final class PythonPeer: @unchecked Sendable {
         }
     }
 
-    /// Starts the peer on a Unix domain socket at `unixSocket` (plain HTTP; ``port`` is 0).
-    public static func start(unixSocket: String, filePath: String = #filePath) async throws -> PythonPeer {
+    /// Starts the peer on a Unix domain socket at `unixSocket` (``port`` is 0), serving HTTPS with `tls`.
+    public static func start(unixSocket: String, tls: TLSPeerOptions? = nil, filePath: String = #filePath) async throws -> PythonPeer {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try PythonPeer(extraArguments: ["--unix", unixSocket], tls: nil, filePath: filePath) })
+                continuation.resume(with: Result { try PythonPeer(extraArguments: ["--unix", unixSocket], tls: tls, filePath: filePath) })
             }.start()
         }
     }

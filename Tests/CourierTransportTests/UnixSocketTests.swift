@@ -1,5 +1,6 @@
 import CourierCore
 import CourierTestSupport
+import CourierTLS
 import Foundation
 import Testing
 
@@ -129,6 +130,31 @@ struct UnixSocketTests {
             #expect("\(error)".contains("connection closed with 2000 body bytes missing"))
             // The head and half the body arrived before the close.
             #expect(error.bytesReceived > 2000)
+        }
+    }
+
+    @Test func httpsPlusUnixRunsTLSOverTheSocketVerifyingTheURLsHostWithAClientCertificate() async throws {
+        let folder = try Folder()
+        let pki = TestPKI.shared
+        let server = try await PythonPeer.start(unixSocket: folder.socket, tls: TLSPeerOptions(clientCA: pki.clientRootCA))
+        defer { server.stop() }
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        var request = try #require(HTTPRequest(unixSocketURL: "https+unix://\(folder.encodedSocket)/client-cert"))
+        request.timeouts = Self.timeouts
+        request.tls = MutualTLSTests.identity("client")
+        let response = try await client.execute(request)
+        #expect(String(decoding: response.body, as: UTF8.self) == "Courier Test Client")
+        // The certificate was verified for the URL's host, localhost (the test chain names it).
+        #expect(response.metrics.tlsSession?.peerCertificate?.names.contains("localhost") == true)
+        // Without the test root the same socket is refused: verification is on.
+        var untrusted = try #require(HTTPRequest(unixSocketURL: "https+unix://\(folder.encodedSocket)/client-cert"))
+        untrusted.timeouts = Self.timeouts
+        do {
+            _ = try await client.execute(untrusted)
+            Issue.record("an untrusted server was accepted over a Unix socket")
+        } catch {
+            #expect(error.kind == .tlsCertificate)
         }
     }
 

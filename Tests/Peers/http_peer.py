@@ -25,7 +25,7 @@ sent as the file lists it; --tls-min/--tls-max (1.0, 1.1, 1.2, 1.3) bound the ve
 the TLS 1.3 session tickets sent per connection (0: no resumption). With --tls-client-ca FILE it requires a
 client certificate issued by a CA in FILE (mutual TLS), and GET /client-cert answers the common name of the
 certificate the connection's client presented. With --unix PATH it listens on a Unix domain socket at PATH
-instead (and prints "PORT 0").
+instead (and prints "PORT 0"), with TLS too when --tls-chain is given.
 """
 import gzip, hashlib, json, socketserver, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -258,7 +258,21 @@ def main():
             def handle_error(self, request, client_address):
                 pass
         Handler.disable_nagle_algorithm = False  # TCP_NODELAY fails on a Unix domain socket
-        server = UnixServer(option("--unix"), Handler)
+        if TLSServer.context is not None:
+            class UnixTLSServer(UnixServer):
+                def get_request(self):
+                    sock, address = UnixServer.get_request(self)
+                    return TLSServer.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+                def finish_request(self, request, client_address):
+                    try:
+                        request.do_handshake()
+                    except OSError:
+                        return
+                    UnixServer.finish_request(self, request, client_address)
+            server = UnixTLSServer(option("--unix"), Handler)
+        else:
+            server = UnixServer(option("--unix"), Handler)
         print("PORT 0", flush=True)
     else:
         server = server_class(("::1" if family_v6 else "127.0.0.1", 0), Handler)

@@ -161,7 +161,7 @@ enum PolicyLanguage {
         Key("key-prefix", .keyPrefix, "What every key Courier writes starts with (1-64 printable ASCII characters, no space).", default: "\"courier:\""),
         Key("timeout", .duration, "How long one command may take (more than 0, at most 10s).", default: "50ms"),
         Key("token-key", .string, "32 bytes in base64 that encrypt shared tokens at rest; a secret: write ${env:NAME} or ${file:path}."),
-        Key("tls", .mapping(tls), "TLS rules for rediss:// (pins, ca-file, min-version)."),
+        Key("tls", .mapping(tls), "TLS rules for rediss:// (pins, ca-file, min-version, a client certificate)."),
     ], required: ["url"])
 
     static let coordination = Table(name: "coordination", keys: [
