@@ -66,4 +66,19 @@ static inline uint64_t ccourier_client_options(void) { return SSL_OP_NO_COMPRESS
 
 static inline void ccourier_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 
+// A PEM private key from memory, decrypted with `password` (NUL-terminated; "" for none). With a NULL callback
+// OpenSSL takes `u` as the passphrase itself: never NULL here, as NULL would make it prompt on the terminal.
+static inline EVP_PKEY *ccourier_read_private_key(const void *pem, int length, const char *password) {
+    BIO *bio = BIO_new_mem_buf(pem, length);
+    if (bio == NULL) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, (void *)(password != NULL ? password : ""));
+    BIO_free(bio);
+    return key;
+}
+
+// The TLS alert number an OpenSSL reason code stands for (SSL_AD_REASON_OFFSET + alert), or -1.
+static inline int ccourier_alert_of_reason(int reason) {
+    return reason >= SSL_AD_REASON_OFFSET && reason < SSL_AD_REASON_OFFSET + 256 ? reason - SSL_AD_REASON_OFFSET : -1;
+}
+
 #endif

@@ -23,6 +23,8 @@ public final class DataLoaderFactory: Sendable {
     /// An atomic, not a lock: every load reads it.
     private let offline = Atomic<Bool>(false)
     private let authorisers = Mutex<[AuthoriserInstance: AuthoriserSlot]>([:])
+    /// A route's TLS settings with the client key's password resolved, by the settings as the policy has them.
+    private let resolvedTLS = Mutex<[TLSPolicy: TLSPolicy]>([:])
 
     init(service: DataLoaderService, environment: [String: String], cacheIdentity: String) {
         self.service = service
@@ -41,6 +43,20 @@ public final class DataLoaderFactory: Sendable {
     public var isOffline: Bool {
         get { offline.load(ordering: .acquiring) }
         set { offline.store(newValue, ordering: .releasing) }
+    }
+
+    /// `tls` with its client key's password resolved from this factory's secrets (`${env:…}`, `${file:…}`), made
+    /// once per settings: the transport's TLS context, which reads the key, is then shared by every request.
+    func resolvingSecrets(of tls: TLSPolicy, url: String) throws(CourierError) -> TLSPolicy {
+        if let known = resolvedTLS.withLock({ $0[tls] }) { return known }
+        let resolved: TLSPolicy
+        do {
+            resolved = try tls.resolvingSecrets(context.secrets)
+        } catch {
+            throw CourierError(.tlsClientCertificate, "the client key's password could not be resolved: \(error.message)", url: url, cause: error)
+        }
+        resolvedTLS.withLock { $0[tls] = resolved }
+        return resolved
     }
 
     /// Makes a loader for one view; its requests are cancelled when it is cancelled or freed.

@@ -66,7 +66,9 @@ package final class FleetLink: Sendable {
         let username: String?
         let password: String?
         let tokenKey: [UInt8]?
+        let tls: TLSPolicy?
         do {
+            tls = try redis.tls.map { (t) throws(AuthoriserError) in try t.resolvingSecrets(secrets) }
             username = try redis.username.map { (s) throws(AuthoriserError) in try secrets.resolve(s) }
             password = try redis.password.map { (s) throws(AuthoriserError) in try secrets.resolve(s) }
             tokenKey = try redis.tokenKey.map { (s) throws(AuthoriserError) in Base64.decode(try secrets.resolve(s)) ?? [] }
@@ -80,7 +82,7 @@ package final class FleetLink: Sendable {
             return failure("its token-key is not 32 bytes of base64 (it has \(tokenKey?.count ?? 0))")
         }
         let url = RedisURL(endpoint: endpoint, username: username, password: password)
-        var configuration = RedisConfiguration(url: url, tls: redis.tls ?? .builtIn, commandTimeout: redis.timeout)
+        var configuration = RedisConfiguration(url: url, tls: tls ?? .builtIn, commandTimeout: redis.timeout)
         configuration.connectTimeout = max(configuration.connectTimeout, redis.timeout)
         let fleet = FleetConfiguration(redis: configuration, keys: FleetKeys(prefix: redis.keyPrefix))
         if let problem = fleet.problem { return failure(problem.message, problem) }

@@ -422,7 +422,20 @@ struct LoadHop: ~Copyable {
             )
             execution.trace.decorate(&outgoing, route: route)
             // Only an https URL's connection is keyed and built with TLS settings.
-            if route.serviceName != nil, url.scheme == "https" { outgoing.tlsOverlay = route.tls }
+            if route.serviceName != nil {
+                if url.scheme == "https" {
+                    outgoing.tlsOverlay = route.tls
+                    // A policy's client key password is a secret reference until this factory resolves it.
+                    if route.tls.needsSecrets {
+                        do throws(CourierError) {
+                            outgoing.tlsOverlay = try execution.factory.resolvingSecrets(of: route.tls, url: requestURL)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                }
+                outgoing.unixSocketPath = route.unixSocket
+            }
             do {
                 // The load's one deadline, as it was made when the load started: the transport takes it unchanged.
                 let exchange = try await service.client.exchange(outgoing, deadline: deadline)

@@ -121,6 +121,12 @@ public struct PolicyRule: Sendable, Hashable {
     package static let invalidTLSVersion = PolicyRule(id: "invalid-tls-version", severity: .error, summary: "tls.min-version is not \"1.2\" or \"1.3\".")
     /// `ca-file-missing`: tls.ca-file names a file that does not exist.
     package static let caFileMissing = PolicyRule(id: "ca-file-missing", severity: .error, summary: "tls.ca-file names a file that does not exist.")
+    /// `client-certificate-missing`: tls.client-certificate or tls.client-key names a file that does not exist.
+    package static let clientCertificateMissing = PolicyRule(id: "client-certificate-missing", severity: .error, summary: "tls.client-certificate or tls.client-key names a file that does not exist.")
+    /// `client-key-without-certificate`: tls.client-key or tls.client-key-password is given without tls.client-certificate.
+    package static let clientKeyWithoutCertificate = PolicyRule(id: "client-key-without-certificate", severity: .error, summary: "tls.client-key or tls.client-key-password is given without tls.client-certificate.")
+    /// `invalid-connect-to`: A service's connect-to is not unix: followed by a socket path.
+    package static let invalidConnectTo = PolicyRule(id: "invalid-connect-to", severity: .error, summary: "A service's connect-to is not unix: followed by a socket path.")
 
     // MARK: - Coordination (errors)
 
@@ -155,6 +161,8 @@ public struct PolicyRule: Sendable, Hashable {
     package static let unreachableRule = PolicyRule(id: "unreachable-rule", severity: .warning, summary: "A rule that can never match or never take effect.")
     /// `unused-authoriser`: An authoriser no service uses.
     package static let unusedAuthoriser = PolicyRule(id: "unused-authoriser", severity: .warning, summary: "An authoriser no service uses.")
+    /// `client-key-readable`: The client key file can be read by users other than its owner.
+    package static let clientKeyReadable = PolicyRule(id: "client-key-readable", severity: .warning, summary: "The client key file can be read by users other than its owner.")
     /// `single-pin`: TLS pinning with one pin and no backup pin.
     package static let singlePin = PolicyRule(id: "single-pin", severity: .warning, summary: "TLS pinning with one pin and no backup pin.")
     /// `retry-exceeds-timeout`: The retry curve's worst case does not fit timeouts.total, or connect > total.
@@ -172,10 +180,11 @@ public struct PolicyRule: Sendable, Hashable {
         duplicateAuthoriser, invalidMaxAttempts, backoffInitialExceedsMax, unknownJitter, invalidRetryCondition,
         invalidMethod, unknownAuthoriser, unknownPlugin, unknownSetting, missingSetting, invalidSetting,
         invalidHostPattern, serviceWithoutHosts, hostClaimedTwice, invalidFallback, fallbackCycle, invalidEndpoint,
-        invalidPin, invalidTLSVersion, caFileMissing, duplicateCoordination, incompleteCoordination, invalidRedisURL,
+        invalidPin, invalidTLSVersion, caFileMissing, clientCertificateMissing, clientKeyWithoutCertificate, invalidConnectTo,
+        duplicateCoordination, incompleteCoordination, invalidRedisURL,
         invalidTokenKey, fleetScopeWithoutCoordination, sharedTokensWithoutCoordination, sharedTokensWithoutTokenKey,
         sharedTokensUnsupported,
         credentialsOverHTTP, secretLiteral, nonIdempotentRetry, unboundedBackoff, unreachableRule, unusedAuthoriser,
-        singlePin, retryExceedsTimeout, coordinationFailsOpen, tooManyDiagnostics,
+        clientKeyReadable, singlePin, retryExceedsTimeout, coordinationFailsOpen, tooManyDiagnostics,
     ]
 }

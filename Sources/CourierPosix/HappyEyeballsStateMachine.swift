@@ -79,6 +79,7 @@ package struct HappyEyeballsStateMachine: Sendable {
             if index < v6.count { ordered.append(v6[index]) }
             if index < v4.count { ordered.append(v4[index]) }
         }
+        ordered += unique.filter { $0.family == .unix }
         return ordered
     }
 

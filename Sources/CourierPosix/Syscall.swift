@@ -58,7 +58,8 @@ enum Syscall {
         let result = address.withSockAddr { pointer, length in Glibc.connect(fd, pointer, length) }
         if result == 0 { return .processed(()) }
         let code = errno
-        if code == EINPROGRESS || code == EINTR || code == EAGAIN { return .wouldBlock }
+        // A Unix domain socket never connects in the background: its EAGAIN is a full backlog, an error.
+        if code == EINPROGRESS || code == EINTR || (code == EAGAIN && address.family != .unix) { return .wouldBlock }
         check("connect", code)
         throw SystemCallError(call: "connect", errno: code)
     }

@@ -19,12 +19,15 @@ package final class TCPConnection: Sendable, CustomStringConvertible {
     /// The peer, e.g. `127.0.0.1:8080`.
     package let remoteAddress: SocketAddress
 
-    /// Wraps a connected channel. Sets `TCP_NODELAY`: HTTP writes whole messages, so Nagle only adds latency.
+    /// Wraps a connected channel. Sets `TCP_NODELAY` on a TCP socket: HTTP writes whole messages, so Nagle only
+    /// adds latency (a Unix domain socket has no Nagle).
     init(channel: IOChannel, remoteAddress: SocketAddress?) throws {
         self.channel = channel
         do {
             let addresses = try channel.withDescriptor { fd throws -> (SocketAddress?, SocketAddress?) in
-                try Syscall.setIntOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+                if remoteAddress?.family != .unix {
+                    try Syscall.setIntOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+                }
                 let local = try Syscall.localAddress(fd)
                 let remote = try remoteAddress ?? Syscall.remoteAddress(fd)
                 return (local, remote)
@@ -83,6 +86,16 @@ package final class TCPConnection: Sendable, CustomStringConvertible {
     ) async throws -> TCPConnection {
         let connector = HappyEyeballsConnector(addresses: addresses, deadline: deadline, loop: loop)
         return try await connector.connect()
+    }
+
+    /// Connects to the Unix domain socket at `path` (a stream socket: a local daemon's API, a sidecar).
+    ///
+    /// - Throws: ``ConnectionError`` (`connectFailed` naming the path and the reason, e.g. `ENOENT` for a path
+    ///   that does not exist, `ECONNREFUSED` for a socket no one listens on; `connectTimeout`; `noAddresses` for a
+    ///   path no socket address can hold) or `CancellationError`; nothing is left open.
+    package static func connect(unixSocket path: String, deadline: Deadline, on loop: EventLoop) async throws -> TCPConnection {
+        guard let address = SocketAddress(unixPath: path) else { throw ConnectionError.noAddresses }
+        return try await connect(to: [address], deadline: deadline, on: loop)
     }
 
     /// Connects to one address.

@@ -15,7 +15,9 @@ package final class TLSContext: @unchecked Sendable {
     package let policy: TLSPolicy
     let sessions = TLSSessionCache()
 
-    /// - Throws: ``TLSError`` (`unreadableCAFile`) when the CA file cannot be loaded.
+    /// - Throws: ``TLSError``: `unreadableCAFile` when the CA file cannot be loaded; for the policy's client identity,
+    ///   `unreadableClientCertificate`, `unreadableClientKey`, `clientKeyNeedsPassword`, `wrongClientKeyPassword` or
+    ///   `clientKeyMismatch`, each naming the file.
     package init(policy: TLSPolicy) throws(TLSError) {
         self.pointer = try Self.makeContext(policy)
         self.policy = policy
@@ -34,6 +36,21 @@ package final class TLSContext: @unchecked Sendable {
             guard let ssl, let session, let link = TLSEngine.Link.of(ssl) else { return 0 }
             return link.sessionArrived(session) ? 1 : 0
         }
+        if let identity = policy.clientIdentity {
+            do {
+                try ClientIdentityLoader.load(identity, into: ctx)
+            } catch {
+                SSL_CTX_free(ctx)
+                throw error
+            }
+        } else {
+            // Called when a server asks for a certificate and there is none: noted, so that a TLS 1.2 server's
+            // handshake_failure after it can be told apart from one about ciphers or versions.
+            SSL_CTX_set_client_cert_cb(ctx) { ssl, _, _ in
+                if let ssl, let link = TLSEngine.Link.of(ssl) { link.certificateRequested = true }
+                return 0
+            }
+        }
         guard policy.verifiesPeer else { return ctx }
         if let caFile = policy.caFile {
             guard SSL_CTX_load_verify_locations(ctx, caFile, nil) == 1 else {
@@ -46,6 +63,12 @@ package final class TLSContext: @unchecked Sendable {
             OpenSSLErrorQueue.clear()
         }
         return ctx
+    }
+
+    /// The client certificate's subject, and its end of validity when that has passed (for a server's rejection);
+    /// nil when the policy has no client identity.
+    var clientCertificate: (subject: String, expiredOn: String?)? {
+        policy.clientIdentity == nil ? nil : ClientIdentityLoader.presented(by: pointer)
     }
 
     deinit {

@@ -41,6 +41,8 @@ package final class TLSEngine: @unchecked Sendable {
         /// Sessions are kept only once the handshake is verified and pinned; one that arrives before is held here.
         var verified = false
         var pendingSession: OpaquePointer?
+        /// Whether the server asked for a client certificate this session does not have.
+        var certificateRequested = false
 
         init(sessions: TLSSessionCache, origin: String) {
             self.sessions = sessions
@@ -199,6 +201,7 @@ package final class TLSEngine: @unchecked Sendable {
         if context.policy.verifiesPeer, verifyResult != X509_V_OK {
             return TLSError(certificateReason(Int32(verifyResult)), openSSLErrors: errors)
         }
+        if let rejection = clientCertificateRejection(lastReason) { return TLSError(rejection, openSSLErrors: errors) }
         switch lastReason {
         case SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG, SSL_R_RECORD_LENGTH_MISMATCH:
             return TLSError(.notTLS, openSSLErrors: errors)
@@ -239,6 +242,24 @@ package final class TLSEngine: @unchecked Sendable {
         }
     }
 
+    /// The alerts a server sends about the client's certificate (RFC 8446 §6.2), by number.
+    private static let clientCertificateAlerts: [Int32: String] = [
+        42: "bad_certificate", 43: "unsupported_certificate", 44: "certificate_revoked", 45: "certificate_expired",
+        46: "certificate_unknown", 48: "unknown_ca", 49: "access_denied", 116: "certificate_required",
+    ]
+
+    /// The server's refusal of this client's certificate (or of its lack of one), when `reason` (OpenSSL's reason
+    /// code for a received alert) is one of those alerts.
+    private func clientCertificateRejection(_ reason: Int32?) -> TLSError.Reason? {
+        guard let reason else { return nil }
+        let number = ccourier_alert_of_reason(reason)
+        // TLS 1.2 has no certificate_required: a server that wanted one and got none says handshake_failure.
+        let alert = number == 40 && link.certificateRequested ? "handshake_failure" : Self.clientCertificateAlerts[number]
+        guard let alert else { return nil }
+        let presented = context.clientCertificate
+        return .clientCertificateRejected(alert: alert, certificate: presented?.subject, expiredOn: presented?.expiredOn)
+    }
+
     /// Checks the pins against every certificate of the verified chain (the chain as sent when verification is
     /// off); nil when they match or there are none. A resumed session was pinned when it was first made (the
     /// session cache belongs to one policy, pins included), and no chain is sent again.
@@ -277,6 +298,9 @@ package final class TLSEngine: @unchecked Sendable {
             return .closed
         default:
             let (errors, lastReason) = OpenSSLErrorQueue.drain()
+            // TLS 1.3: the server checks the client's certificate after the client's handshake is over, so its
+            // refusal is the first thing a read finds.
+            if let rejection = clientCertificateRejection(lastReason) { return .failed(TLSError(rejection, openSSLErrors: errors)) }
             if peerEnded || lastReason == SSL_R_UNEXPECTED_EOF_WHILE_READING {
                 return .failed(TLSError(.truncated, openSSLErrors: errors))
             }

@@ -16,6 +16,9 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
         case session
         /// The local TLS settings are unusable (a CA file that cannot be read).
         case configuration
+        /// The client certificate or its key cannot be used (unreadable, encrypted without the right password, or
+        /// not a pair): found when the context is built, before any connection.
+        case clientCertificate
     }
 
     /// What exactly failed.
@@ -51,6 +54,21 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
         case sessionFailed
         /// The CA file could not be loaded.
         case unreadableCAFile(path: String)
+        /// The client certificate file holds no PEM certificate that could be read.
+        case unreadableClientCertificate(path: String)
+        /// The client key file holds no PEM private key that could be read.
+        case unreadableClientKey(path: String)
+        /// The client key is encrypted and no password was given.
+        case clientKeyNeedsPassword(path: String)
+        /// The client key is encrypted and the password given does not decrypt it.
+        case wrongClientKeyPassword(path: String)
+        /// The client key is not the key of the client certificate.
+        case clientKeyMismatch(certificatePath: String, keyPath: String)
+        /// The server refused the client's certificate, or its lack of one, with a TLS alert: `alert` is the
+        /// alert's name (`certificate_required`, `unknown_ca`, `bad_certificate`, `certificate_expired`, ...),
+        /// `certificate` the subject of the certificate presented (nil: none was), `expiredOn` its end of
+        /// validity when it has expired.
+        case clientCertificateRejected(alert: String, certificate: String?, expiredOn: String?)
     }
 
     public package(set) var reason: Reason
@@ -68,9 +86,12 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
             .otherVerificationFailure:
             return .certificate
         case .pinMismatch: return .pin
-        case .protocolVersion, .notTLS, .handshakeFailed: return .handshake
+        case .protocolVersion, .notTLS, .handshakeFailed, .clientCertificateRejected: return .handshake
         case .truncated, .sessionFailed: return .session
         case .unreadableCAFile: return .configuration
+        case .unreadableClientCertificate, .unreadableClientKey, .clientKeyNeedsPassword, .wrongClientKeyPassword,
+            .clientKeyMismatch:
+            return .clientCertificate
         }
     }
 
@@ -108,6 +129,24 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the TLS session failed"
         case .unreadableCAFile(let path):
             return "the CA file '\(path)' could not be loaded"
+        case .unreadableClientCertificate(let path):
+            return "the client certificate file '\(path)' could not be read (a PEM certificate, then any intermediates)"
+        case .unreadableClientKey(let path):
+            return "the client key file '\(path)' could not be read (a PEM private key)"
+        case .clientKeyNeedsPassword(let path):
+            return "the client key '\(path)' is encrypted and no password was given"
+        case .wrongClientKeyPassword(let path):
+            return "the password does not decrypt the client key '\(path)'"
+        case .clientKeyMismatch(let certificatePath, let keyPath):
+            return "the client key '\(keyPath)' does not belong to the client certificate '\(certificatePath)'"
+        case .clientCertificateRejected(let alert, let certificate, let expiredOn):
+            guard let certificate else {
+                return "the server requires a client certificate and none was given (TLS alert \(alert))"
+            }
+            if let expiredOn {
+                return "the server rejected the client certificate '\(certificate)': it expired on \(expiredOn) (TLS alert \(alert))"
+            }
+            return "the server rejected the client certificate '\(certificate)' (TLS alert \(alert))"
         }
     }
 

@@ -62,6 +62,13 @@ final class Connector: Sendable {
     /// `deadline` (the same instant all the way down to the socket's timer). The connection uses `loop` (by
     /// default the group's next).
     nonisolated(nonsending) func connect(_ key: PoolKey, deadline: Deadline, on loop: EventLoop? = nil) async throws -> (any ByteStream, Setup) {
+        // The TLS context first: an unusable client certificate or CA file is a local error, found before any
+        // connection is made.
+        var tlsContext: TLSContext?
+        if let policy = key.tls { tlsContext = try await context(for: policy) }
+        if let path = key.unixSocketPath {
+            return try await connect(key, unixSocket: path, tlsContext: tlsContext, deadline: deadline, on: loop ?? loops.next())
+        }
         let start = Deadline.now()
         let addresses: [SocketAddress]
         let isLiteral: Bool
@@ -78,15 +85,41 @@ final class Connector: Sendable {
         }
         let tcp = try await TCPConnection.connect(to: addresses, deadline: deadline, on: loop ?? loops.next())
         let connected = Deadline.now()
-        var setup = Setup(dns: isLiteral ? .zero : resolved - start, connect: connected - resolved, tls: nil)
-        guard let policy = key.tls else { return (tcp, setup) }
+        let setup = Setup(dns: isLiteral ? .zero : resolved - start, connect: connected - resolved, tls: nil)
+        return try await secure(tcp, key: key, tlsContext: tlsContext, setup: setup, deadline: deadline)
+    }
+
+    /// Connects to the Unix domain socket of `key` (no resolving: `Setup.dns` is zero), then TLS for https.
+    nonisolated(nonsending) private func connect(
+        _ key: PoolKey, unixSocket path: String, tlsContext: TLSContext?, deadline: Deadline, on loop: EventLoop
+    ) async throws -> (any ByteStream, Setup) {
+        let start = Deadline.now()
+        let connection: TCPConnection
+        do {
+            connection = try await TCPConnection.connect(unixSocket: path, deadline: deadline, on: loop)
+        } catch let error as ConnectionError where error.kind == .connectFailed || error.kind == .noAddresses {
+            let reason = error.attempts.first.map { ": \($0.error.errnoDescription)" }
+                ?? " (a socket path is at most \(SocketAddress.maxUnixPathLength) bytes)"
+            throw CourierError(.connect, "could not connect to the Unix socket \(path)\(reason)", cause: error)
+        }
+        let setup = Setup(dns: .zero, connect: Deadline.now() - start, tls: nil)
+        return try await secure(connection, key: key, tlsContext: tlsContext, setup: setup, deadline: deadline)
+    }
+
+    /// `tcp` as it is for plain http, or a ``TLSStream`` over it after the handshake with the origin's name.
+    nonisolated(nonsending) private func secure(
+        _ tcp: TCPConnection, key: PoolKey, tlsContext: TLSContext?, setup: Setup, deadline: Deadline
+    ) async throws -> (any ByteStream, Setup) {
+        var setup = setup
+        let connected = Deadline.now()
+        guard let tlsContext else { return (tcp, setup) }
         guard connected < deadline else {
             tcp.close()
             throw CourierError(.timeout, "connecting to \(key.connectHost) used the whole connect timeout before TLS")
         }
         let engine: TLSEngine
         do {
-            engine = try TLSEngine(context: try await context(for: policy), serverName: key.host, port: key.port)
+            engine = try TLSEngine(context: tlsContext, serverName: key.host, port: key.port)
         } catch {
             tcp.close()
             throw error

@@ -29,6 +29,7 @@ extension CourierError {
             case .certificate: return CourierError(.tlsCertificate, e.message, url: url, cause: e)
             case .pin: return CourierError(.tlsPin, e.message, url: url, cause: e)
             case .handshake, .configuration: return CourierError(.tlsHandshake, e.message, url: url, cause: e)
+            case .clientCertificate: return CourierError(.tlsClientCertificate, e.message, url: url, cause: e)
             case .session:
                 // The session broke after the request went out (a truncation is a close without close_notify).
                 return CourierError(.protocol, e.message, url: url, cause: e).classified(.connectionLost)

@@ -314,7 +314,8 @@ public final class HTTPClient: Sendable {
             scheme: request.url.scheme, host: request.url.host, port: request.url.port,
             connectHost: request.connectTo?.host ?? request.url.host,
             connectPort: request.connectTo?.port ?? request.url.port,
-            tls: request.url.scheme == "https" ? request.tls ?? request.tlsOverlay?.overlaid(on: configuration.tls) ?? configuration.tls : nil
+            tls: request.url.scheme == "https" ? request.tls ?? request.tlsOverlay?.overlaid(on: configuration.tls) ?? configuration.tls : nil,
+            unixSocketPath: request.unixSocketPath
         )
         var head = HTTPRequestHead(method: request.method, url: request.url, headers: request.headers)
         let encoding = request.decompress && !head.headers.contains("accept-encoding") ? ContentCoding.acceptEncoding : nil

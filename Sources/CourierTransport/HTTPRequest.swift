@@ -38,6 +38,10 @@ public struct HTTPRequest: Sendable {
     /// Connect to this address instead of the URL's host, keeping the `Host` header (and later the TLS server
     /// name) of the URL: curl's `--connect-to`. Used for fallback hosts.
     public var connectTo: HostAddress?
+    /// Connect to the Unix domain socket at this path instead of the URL's host (curl's `--unix-socket`), keeping
+    /// the URL's host for the `Host` header (and the TLS server name of an https URL). Connections are pooled per
+    /// socket path. ``init(method:unixSocketURL:headers:body:)`` reads the `http+unix://` form.
+    public var unixSocketPath: String?
     /// Whether to send `Accept-Encoding: gzip, deflate` (unless set) and decode such responses.
     public var decompress: Bool
     /// The `User-Agent` to send unless ``headers`` has one; nil uses ``HTTPClientConfiguration/userAgent``, and
@@ -86,6 +90,7 @@ extension HTTPRequest {
         next.headers = hop.headers
         if hop.isCrossOrigin {
             next.connectTo = nil
+            next.unixSocketPath = nil
             next.tls = nil
             next.tlsOverlay = nil
         }

@@ -11,17 +11,23 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let connectPort: Int
     /// nil for plain http.
     let tls: TLSPolicy?
+    /// The Unix domain socket the connection is made to instead of `connectHost:connectPort`; nil for TCP.
+    let unixSocketPath: String?
     /// Hashed once: the pool looks a key up several times per request, and hashing three strings each time
     /// showed in profiles.
     private let hash: Int
 
-    init(scheme: String, host: String, port: Int, connectHost: String, connectPort: Int, tls: TLSPolicy? = nil) {
+    init(
+        scheme: String, host: String, port: Int, connectHost: String, connectPort: Int, tls: TLSPolicy? = nil,
+        unixSocketPath: String? = nil
+    ) {
         self.scheme = scheme
         self.host = host
         self.port = port
         self.connectHost = connectHost
         self.connectPort = connectPort
         self.tls = tls
+        self.unixSocketPath = unixSocketPath
         var hasher = Hasher()
         hasher.combine(scheme)
         hasher.combine(host)
@@ -29,12 +35,14 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(connectHost)
         hasher.combine(connectPort)
         hasher.combine(tls)
+        hasher.combine(unixSocketPath)
         self.hash = hasher.finalize()
     }
 
     static func == (a: PoolKey, b: PoolKey) -> Bool {
         a.hash == b.hash && a.port == b.port && a.connectPort == b.connectPort && a.host == b.host
             && a.connectHost == b.connectHost && a.scheme == b.scheme && a.tls == b.tls
+            && a.unixSocketPath == b.unixSocketPath
     }
 
     func hash(into hasher: inout Hasher) {
@@ -43,6 +51,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 
     var description: String {
         let origin = "\(scheme)://\(host):\(port)"
+        if let unixSocketPath { return "\(origin) via unix:\(unixSocketPath)" }
         return connectHost == host && connectPort == port ? origin : "\(origin) via \(connectHost):\(connectPort)"
     }
 }

@@ -99,3 +99,24 @@ import CourierCore
         #expect(Deadline(nanoseconds: 2_000_000) - Deadline(nanoseconds: 500_000) == .microseconds(1500))
     }
 }
+
+@Suite struct UnixSocketAddressTests {
+    @Test func describesAPathAndRefusesWhatSockaddrUnCannotHold() throws {
+        let address = try #require(SocketAddress(unixPath: "/run/docker.sock"))
+        #expect(address.family == .unix)
+        #expect(address.description == "unix:/run/docker.sock")
+        #expect(address.unixPath == "/run/docker.sock")
+        #expect(address.port == 0)
+        #expect(SocketAddress.maxUnixPathLength == 107)
+        #expect(SocketAddress(unixPath: "/" + String(repeating: "a", count: 106)) != nil)
+        #expect(SocketAddress(unixPath: "/" + String(repeating: "a", count: 107)) == nil)
+        #expect(SocketAddress(unixPath: "") == nil)
+        #expect(SocketAddress(unixPath: "/a\u{0}b") == nil)
+    }
+
+    @Test func aUnixAddressComesLastInTheAttemptOrder() throws {
+        let unix = try #require(SocketAddress(unixPath: "/tmp/x.sock"))
+        let v4 = try #require(SocketAddress(ipAddress: "127.0.0.1", port: 80))
+        #expect(HappyEyeballsStateMachine.attemptOrder([unix, v4]) == [v4, unix])
+    }
+}

@@ -20,14 +20,28 @@ public final class PythonPeer: @unchecked Sendable {
         }
     }
 
+    /// Starts the peer on a Unix domain socket at `unixSocket` (``port`` is 0), serving HTTPS with `tls`.
+    public static func start(unixSocket: String, tls: TLSPeerOptions? = nil, filePath: String = #filePath) async throws -> PythonPeer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try PythonPeer(extraArguments: ["--unix", unixSocket], tls: tls, filePath: filePath) })
+            }.start()
+        }
+    }
+
     /// Starts the peer, blocking the calling thread until it listens. Prefer ``start(ipv6:filePath:)``.
-    public init(ipv6: Bool = false, tls: TLSPeerOptions? = nil, filePath: String = #filePath) throws {
+    public convenience init(ipv6: Bool = false, tls: TLSPeerOptions? = nil, filePath: String = #filePath) throws {
+        try self.init(extraArguments: ipv6 ? ["--ipv6"] : [], tls: tls, filePath: filePath)
+    }
+
+    private init(extraArguments: [String], tls: TLSPeerOptions?, filePath: String) throws {
+        let ipv6 = extraArguments.contains("--ipv6")
         let script = URL(fileURLWithPath: filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Peers/http_peer.py")
         guard let python = ChildProcess.python else { throw PeerError.didNotStart("no python3 in PATH") }
         process = try ChildProcess(
-            python, [script.path] + (ipv6 ? ["--ipv6"] : []) + (tls?.arguments ?? []), stdin: .pipe, stdout: .pipe
+            python, [script.path] + extraArguments + (tls?.arguments ?? []), stdin: .pipe, stdout: .pipe
         )
         host = ipv6 ? "::1" : "127.0.0.1"
         scheme = tls == nil ? "http" : "https"

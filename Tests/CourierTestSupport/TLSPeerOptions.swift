@@ -8,12 +8,15 @@ public struct TLSPeerOptions: Sendable {
     public var maxVersion: String?
     /// TLS 1.3 session tickets sent per connection (0 turns resumption off).
     public var tickets: Int
+    /// A CA bundle the server requires client certificates to chain to (mutual TLS); nil asks for none.
+    public var clientCA: String?
 
-    public init(chain: String = "good", minVersion: String? = nil, maxVersion: String? = nil, tickets: Int = 2) {
+    public init(chain: String = "good", minVersion: String? = nil, maxVersion: String? = nil, tickets: Int = 2, clientCA: String? = nil) {
         self.chain = chain
         self.minVersion = minVersion
         self.maxVersion = maxVersion
         self.tickets = tickets
+        self.clientCA = clientCA
     }
 
     var arguments: [String] {
@@ -21,6 +24,7 @@ public struct TLSPeerOptions: Sendable {
         var args = ["--tls-chain", pki.chain(chain), "--tls-key", pki.key(chain), "--tls-tickets", String(tickets)]
         if let minVersion { args += ["--tls-min", minVersion] }
         if let maxVersion { args += ["--tls-max", maxVersion] }
+        if let clientCA { args += ["--tls-client-ca", clientCA] }
         return args
     }
 }

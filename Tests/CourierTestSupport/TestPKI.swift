@@ -35,6 +35,11 @@ public final class TestPKI: Sendable {
     /// A root that signed the `untrusted` chain.
     public var untrustedRootCA: String { directory + "/untrusted-root.pem" }
     public func chain(_ name: String) -> String { directory + "/\(name)-chain.pem" }
+    /// The CA client certificates (`client`, `client2`, `client-expired`) chain to; `client-otherca`'s is another.
+    public var clientRootCA: String { directory + "/client-root.pem" }
+    /// `client`'s key, encrypted with ``clientKeyPassword``.
+    public var encryptedClientKey: String { directory + "/client-encrypted.key" }
+    public var clientKeyPassword: String { "correct horse battery staple" }
     public func key(_ name: String) -> String { directory + "/\(name).key" }
 
     public enum PKIError: Error, CustomStringConvertible {

@@ -13,6 +13,7 @@ Routes (all bodies are deterministic so tests can check them byte for byte):
   GET  /close                200 with Connection: close
   GET  /slow/N?delay_ms=D    N bytes, one 1-byte write every D ms
   GET  /connections          JSON {"accepted": number of connections accepted so far}
+  GET  /cut/N                a head announcing N bytes, half of them, then the connection closes
   GET  /retry-after/S        429 with Retry-After: S
   GET  /sni                  the server name the last TLS handshake carried, or "none"
   GET  /close-silently       200 "bye", kept alive as far as the client can tell, then the connection closes
@@ -21,7 +22,10 @@ Routes (all bodies are deterministic so tests can check them byte for byte):
 
 With --tls-chain FILE --tls-key FILE it serves HTTPS (Python's ssl module over the system's OpenSSL), the chain
 sent as the file lists it; --tls-min/--tls-max (1.0, 1.1, 1.2, 1.3) bound the versions and --tls-tickets N sets
-the TLS 1.3 session tickets sent per connection (0: no resumption).
+the TLS 1.3 session tickets sent per connection (0: no resumption). With --tls-client-ca FILE it requires a
+client certificate issued by a CA in FILE (mutual TLS), and GET /client-cert answers the common name of the
+certificate the connection's client presented. With --unix PATH it listens on a Unix domain socket at PATH
+instead (and prints "PORT 0"), with TLS too when --tls-chain is given.
 """
 import gzip, hashlib, json, socketserver, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -156,6 +160,18 @@ class Handler(BaseHTTPRequestHandler):
                     raw.shutdown(socket.SHUT_RDWR)
                     raw.close()
             return
+        if head == "cut":
+            n = int(arg)
+            self.send_response(200)
+            self.send_header("Content-Length", str(n))
+            self.end_headers()
+            self.wfile.write(pattern(n)[: n // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if head == "client-cert":
+            subject = dict(item[0] for item in self.connection.getpeercert().get("subject", ()))
+            return self.send_body(200, subject.get("commonName", "none").encode())
         if head == "sni":
             return self.send_body(200, (LAST_SNI[0] or "none").encode())
         if head == "close-silently":
@@ -214,6 +230,9 @@ def tls_context():
         context.maximum_version = versions[high]
     context.num_tickets = int(option("--tls-tickets", "2"))
     context.set_alpn_protocols(["http/1.1"])
+    if option("--tls-client-ca"):
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(option("--tls-client-ca"))
 
     def record_sni(ssl_object, server_name, ctx):
         LAST_SNI[0] = server_name
@@ -231,8 +250,33 @@ def main():
     if "--tls-chain" in sys.argv:
         TLSServer.context = tls_context()
         server_class = TLSServer
-    server = server_class(("::1" if family_v6 else "127.0.0.1", 0), Handler)
-    print("PORT %d" % server.server_address[1], flush=True)
+    if "--unix" in sys.argv:
+        class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+            daemon_threads = True
+            request_queue_size = 128
+
+            def handle_error(self, request, client_address):
+                pass
+        Handler.disable_nagle_algorithm = False  # TCP_NODELAY fails on a Unix domain socket
+        if TLSServer.context is not None:
+            class UnixTLSServer(UnixServer):
+                def get_request(self):
+                    sock, address = UnixServer.get_request(self)
+                    return TLSServer.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+                def finish_request(self, request, client_address):
+                    try:
+                        request.do_handshake()
+                    except OSError:
+                        return
+                    UnixServer.finish_request(self, request, client_address)
+            server = UnixTLSServer(option("--unix"), Handler)
+        else:
+            server = UnixServer(option("--unix"), Handler)
+        print("PORT 0", flush=True)
+    else:
+        server = server_class(("::1" if family_v6 else "127.0.0.1", 0), Handler)
+        print("PORT %d" % server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()  # returns when the test process closes our stdin or dies
     server.shutdown()

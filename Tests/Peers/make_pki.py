@@ -11,6 +11,13 @@ Every server file is a PEM chain as the server sends it (leaf first) plus its ke
   untrusted   a chain to a root the tests do not trust  incomplete the good leaf without its intermediate
   nonca       a leaf issued by the good leaf (not a CA) clientauth a leaf whose EKU is clientAuth only
   backup      a second good leaf with its own key (for a backup pin)
+
+Client certificates for mutual TLS (EKU clientAuth), under a CA of their own, `client-root.pem`:
+  client      "Courier Test Client", sent with its intermediate; also `client-encrypted.key`, its key encrypted
+              (PKCS #8) with the password in `client-password.txt`
+  client2     a second identity from the same CA ("Courier Test Client Two")
+  client-expired  as client, but expired yesterday
+  client-otherca  issued by another CA (`client-other-root.pem`), which the servers do not trust
 """
 import base64, datetime, hashlib, ipaddress, json, os, sys
 from cryptography import x509
@@ -94,6 +101,29 @@ def main():
     k = key(); servers["nonca"] = (k, [cert(k, "leaf issued by a leaf", good_key, good, sans=local), good, inter])
     k = key(); servers["clientauth"] = (k, [cert(k, "localhost", inter_key, inter, sans=local, eku=(ExtendedKeyUsageOID.CLIENT_AUTH,)), inter])
     k = key(); servers["backup"] = (k, [cert(k, "localhost", inter_key, inter, sans=local), inter])
+
+    client_root_key, client_inter_key, client_other_key = key(), key(), key()
+    client_root = cert(client_root_key, "Courier Test Client CA", ca=True, start=NOW - 10 * DAY, end=NOW + 3650 * DAY)
+    client_inter = cert(client_inter_key, "Courier Test Client Intermediate", client_root_key, client_root, ca=True,
+                        start=NOW - 10 * DAY, end=NOW + 365 * DAY)
+    client_other = cert(client_other_key, "Courier Test Other Client CA", ca=True)
+    auth = (ExtendedKeyUsageOID.CLIENT_AUTH,)
+    client_key = key()
+    servers["client"] = (client_key, [cert(client_key, "Courier Test Client", client_inter_key, client_inter, eku=auth), client_inter])
+    k = key(); servers["client2"] = (k, [cert(k, "Courier Test Client Two", client_inter_key, client_inter, eku=auth), client_inter])
+    k = key(); servers["client-expired"] = (k, [cert(k, "Courier Test Client", client_inter_key, client_inter, eku=auth,
+                                                      start=NOW - 30 * DAY, end=NOW - DAY), client_inter])
+    k = key(); servers["client-otherca"] = (k, [cert(k, "Courier Test Client", client_other_key, client_other, eku=auth)])
+    password = b"correct horse battery staple"
+    with open(os.path.join(out, "client-encrypted.key"), "wb") as f:
+        f.write(client_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                         serialization.BestAvailableEncryption(password)))
+    with open(os.path.join(out, "client-password.txt"), "wb") as f:
+        f.write(password)
+    with open(os.path.join(out, "client-root.pem"), "wb") as f:
+        f.write(pem(client_root))
+    with open(os.path.join(out, "client-other-root.pem"), "wb") as f:
+        f.write(pem(client_other))
 
     with open(os.path.join(out, "root.pem"), "wb") as f:
         f.write(pem(root))

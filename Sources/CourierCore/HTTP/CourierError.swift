@@ -22,6 +22,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let tlsHandshake = Kind(rawValue: "tls-handshake")
         /// The server's certificate was not trusted.
         public static let tlsCertificate = Kind(rawValue: "tls-certificate")
+        /// The client certificate or its key could not be used (unreadable, encrypted without the right password,
+        /// not a pair): found before any connection was made.
+        public static let tlsClientCertificate = Kind(rawValue: "tls-client-certificate")
         /// No key in the server's chain matched the policy's pins.
         public static let tlsPin = Kind(rawValue: "tls-pin")
         /// The server broke HTTP/1.1 framing or closed the connection mid-message.

@@ -43,6 +43,8 @@ public struct Route: Sendable {
     public var timeouts: TimeoutPolicy { entry.timeouts }
     public var authoriser: AuthoriserInstance? { entry.authoriser }
     public var tls: TLSPolicy { entry.tls }
+    /// The service's `connect-to: unix:/path` socket; nil to connect to the URL's host.
+    public var unixSocket: String? { entry.unixSocket }
     public var cache: CachePolicy? { entry.cache }
     /// Whether the service has cache rules (``cache`` is not nil), without copying them.
     package var hasCachePolicy: Bool { entry.hasCachePolicy }
@@ -60,6 +62,7 @@ final class RouteEntry: Sendable {
     let timeouts: TimeoutPolicy
     let authoriser: AuthoriserInstance?
     let tls: TLSPolicy
+    let unixSocket: String?
     let cache: CachePolicy?
     let hasCachePolicy: Bool
     let propagatesTraceContext: Bool
@@ -79,6 +82,7 @@ final class RouteEntry: Sendable {
         self.timeouts = service.timeouts
         self.authoriser = authoriser
         self.tls = service.tls
+        self.unixSocket = service.unixSocket
         self.cache = service.cache
         self.hasCachePolicy = service.cache != nil
         self.propagatesTraceContext = service.propagatesTraceContext
@@ -96,6 +100,7 @@ final class RouteEntry: Sendable {
         self.timeouts = defaults.timeouts
         self.authoriser = nil
         self.tls = .builtIn
+        self.unixSocket = nil
         self.cache = nil
         self.hasCachePolicy = false
         self.propagatesTraceContext = false

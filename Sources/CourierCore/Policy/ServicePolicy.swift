@@ -27,6 +27,9 @@ public struct ServicePolicy: Hashable, Sendable {
     /// (`retry.max-attempts`, `timeouts.total`, `rate-limit.endpoints./v1/search`). A key path that is absent
     /// took the built-in default.
     public package(set) var origins: [String: SourceLocation]
+    /// `connect-to: unix:/path`: the Unix domain socket every request of the service is sent over (its `Host`
+    /// field still the URL's); nil connects to the URL's host.
+    public package(set) var unixSocket: String?
 
     package init(
         name: String,
@@ -41,7 +44,8 @@ public struct ServicePolicy: Hashable, Sendable {
         cache: CachePolicy? = nil,
         propagatesTraceContext: Bool = true,
         definedAt: SourceLocation,
-        origins: [String: SourceLocation] = [:]
+        origins: [String: SourceLocation] = [:],
+        unixSocket: String? = nil
     ) {
         self.name = name
         self.hosts = hosts
@@ -56,5 +60,6 @@ public struct ServicePolicy: Hashable, Sendable {
         self.propagatesTraceContext = propagatesTraceContext
         self.definedAt = definedAt
         self.origins = origins
+        self.unixSocket = unixSocket
     }
 }

@@ -31,22 +31,40 @@ public struct TLSPolicy: Hashable, Sendable {
     /// Whether the server's chain and name are verified. Only code and `courier fetch --insecure` turn this off
     /// (a policy file cannot); pins are still checked, against the chain the server sent.
     public package(set) var verifiesPeer: Bool
+    /// The certificate this client presents when a server asks for one (mutual TLS); nil presents none.
+    public package(set) var clientIdentity: ClientIdentity?
 
-    public init(pins: [Pin] = [], caFile: String? = nil, minVersion: Version = .tls12, verifiesPeer: Bool = true) {
+    public init(
+        pins: [Pin] = [], caFile: String? = nil, minVersion: Version = .tls12, verifiesPeer: Bool = true,
+        clientIdentity: ClientIdentity? = nil
+    ) {
         self.pins = pins
         self.caFile = caFile
         self.minVersion = minVersion
         self.verifiesPeer = verifiesPeer
+        self.clientIdentity = clientIdentity
     }
 
     public static let builtIn = TLSPolicy()
 
-    /// These settings over `base` (a client's defaults): this policy's CA file and pins where it names any, else
-    /// the base's; the higher of the two minimum versions; verification only when both verify.
+    /// Whether the client key's password still holds a policy's secret references.
+    package var needsSecrets: Bool { clientIdentity?.needsResolution ?? false }
+
+    /// These settings with the client key's password resolved through `secrets` (what a data loader does when it
+    /// first uses a route's settings).
+    package func resolvingSecrets(_ secrets: SecretResolver) throws(AuthoriserError) -> TLSPolicy {
+        guard let identity = clientIdentity, identity.needsResolution else { return self }
+        var copy = self
+        copy.clientIdentity = try identity.resolvingPassword { (reference) throws(AuthoriserError) in try secrets.resolve(reference) }
+        return copy
+    }
+
+    /// These settings over `base` (a client's defaults): this policy's CA file, pins and client identity where it
+    /// names any, else the base's; the higher of the two minimum versions; verification only when both verify.
     package func overlaid(on base: TLSPolicy) -> TLSPolicy {
         TLSPolicy(
             pins: pins.isEmpty ? base.pins : pins, caFile: caFile ?? base.caFile, minVersion: max(minVersion, base.minVersion),
-            verifiesPeer: verifiesPeer && base.verifiesPeer
+            verifiesPeer: verifiesPeer && base.verifiesPeer, clientIdentity: clientIdentity ?? base.clientIdentity
         )
     }
 }

@@ -104,6 +104,13 @@ package enum SystemCall {
     }
 
     /// Whether `path` names an existing regular file.
+    /// The permission bits of the file at `path` (`0o644`), following symbolic links; nil when it cannot be found.
+    package static func permissions(_ path: String) -> UInt32? {
+        var info = stat()
+        guard (try? blocking("stat") { stat(path, &info) }) != nil else { return nil }
+        return UInt32(info.st_mode) & 0o7777
+    }
+
     package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return (try? blocking("stat") { stat(path, &info) }) != nil && (info.st_mode & S_IFMT) == S_IFREG

@@ -169,6 +169,13 @@ package struct RouteExplanation: Hashable, Sendable {
             add("tls.pins", tls.pins.isEmpty ? "none" : "[" + tls.pins.map(\.description).joined(separator: ", ") + "]")
             add("tls.ca-file", tls.caFile ?? "system trust store")
             add("tls.min-version", tls.minVersion.rawValue)
+            // Shown only when set (the files, never the password: its references, or <redacted> for literal text).
+            if let identity = tls.clientIdentity {
+                add("tls.client-certificate", identity.certificateFile)
+                add("tls.client-key", identity.effectiveKeyFile, serviceOrigins["tls.client-key"].map(ValueOrigin.file) ?? serviceOrigins["tls.client-certificate"].map(ValueOrigin.file) ?? .builtInDefault)
+                if let password = identity.keyPassword { add("tls.client-key-password", RedisCoordination.redacted(password)) }
+            }
+            if let socket = route.unixSocket { add("connect-to", "unix:\(socket)") }
             if let cache = route.cache {
                 add("cache.ttl", DurationFormat.format(cache.ttl))
                 add("cache.max-size", DurationFormat.formatSize(cache.maxSize))

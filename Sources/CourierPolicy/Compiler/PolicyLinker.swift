@@ -147,6 +147,10 @@ struct PolicyLinker {
         authorisers: [String: AuthoriserInstance], claimed: inout [HostPattern: (service: String, location: SourceLocation)]
     ) {
         let own = parsed.layer
+        if merged["tls.client-certificate"] == nil, let orphan = merged["tls.client-key"] ?? merged["tls.client-key-password"] {
+            report(.clientKeyWithoutCertificate, "service '\(parsed.name.abbreviated)' has a client key or key password but no tls.client-certificate", at: orphan.location,
+                   suggestion: "add 'client-certificate: FILE' beside it (the certificate, then any intermediates, in PEM)")
+        }
         if parsed.hosts.isEmpty && !parsed.hostsInvalid {
             report(.serviceWithoutHosts, "service '\(parsed.name.abbreviated)' claims no hosts, so no request can ever use it", at: parsed.hostsLocation ?? parsed.location,
                    suggestion: "add 'hosts: [api.example.com]'")
@@ -377,6 +381,11 @@ struct PolicyLinker {
         if case .pins(let p)? = l["tls.pins"]?.value { tls.pins = p }
         tls.caFile = l.string("tls.ca-file")
         if case .tlsVersion(let v)? = l["tls.min-version"]?.value { tls.minVersion = v }
+        if let certificate = l.string("tls.client-certificate") {
+            var password: PolicyString?
+            if case .secret(let s)? = l["tls.client-key-password"]?.value { password = s }
+            tls.clientIdentity = ClientIdentity(certificateFile: certificate, keyFile: l.string("tls.client-key"), password: password)
+        }
         return tls
     }
 
@@ -396,6 +405,7 @@ struct PolicyLinker {
         return ServicePolicy(
             name: parsed.name, hosts: parsed.hosts.map(\.pattern), scheme: scheme, authoriser: l.string("authoriser"),
             rateLimit: rateLimit(l), retry: retry(l), timeouts: timeouts(l), fallbacks: fallbacks, tls: tls(l), cache: cache,
-            propagatesTraceContext: l.bool("propagate-trace-context") ?? true, definedAt: parsed.location, origins: origins(l))
+            propagatesTraceContext: l.bool("propagate-trace-context") ?? true, definedAt: parsed.location, origins: origins(l),
+            unixSocket: l.string("connect-to"))
     }
 }

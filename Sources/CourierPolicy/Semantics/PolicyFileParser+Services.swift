@@ -80,6 +80,7 @@ extension PolicyFileParser {
                     }
                 }
             case "tls": parseTLS(value, into: &layer)
+            case "connect-to": parseConnectTo(value, into: &layer)
             case "cache": parseCache(value, into: &layer)
             case "propagate-trace-context":
                 if let b = boolean(value, key: key) { layer.set(key, .bool(b), at: at) }
@@ -141,6 +142,7 @@ extension PolicyFileParser {
                 } else {
                     report(.invalidTLSVersion, "'\(text.abbreviated)' is not a TLS version Courier supports", at: value, suggestion: "write \"1.2\" or \"1.3\"")
                 }
+            case "client-certificate", "client-key", "client-key-password": parseClientIdentity(key, value, into: &layer)
             default: unhandled(key, keyNode)
             }
         }

@@ -115,12 +115,16 @@ enum PolicyLanguage {
         Key("retry", .mapping(retry), "Default retry curve."),
         Key("rate-limit", .mappingOrOff(rateLimit), "Default rate limit per endpoint key; `off` = unlimited."),
         Key("propagate-trace-context", .boolean, "What services start from for `propagate-trace-context` (hosts no service claims never receive trace context).", default: "true"),
+        Key("tls", .mapping(tls), "TLS rules every service starts from, merged key by key (hosts no service claims use the built-in TLS settings and present no client certificate)."),
     ])
 
     static let tls = Table(name: "tls", keys: [
         Key("pins", .list(.pin), "SPKI pins `sha256/<base64>`; the handshake fails unless one matches. Give a backup pin."),
         Key("ca-file", .string, "PEM bundle of trusted CAs replacing the system store, relative to this file."),
         Key("min-version", .choice(["1.2", "1.3"]), "Lowest TLS version accepted.", default: "\"1.2\""),
+        Key("client-certificate", .string, "PEM client certificate (then any intermediates) presented when a server asks for one (mutual TLS), relative to this file."),
+        Key("client-key", .string, "PEM private key of the client certificate, relative to this file; keep it readable by its owner only.", default: "the client-certificate file"),
+        Key("client-key-password", .string, "Password of an encrypted client-key; a secret: write ${env:NAME} or ${file:path}."),
     ])
 
     static let cache = Table(name: "cache", keys: [
@@ -136,7 +140,8 @@ enum PolicyLanguage {
         Key("retry", .mapping(retry), "Merged over defaults.retry key by key."),
         Key("timeouts", .mapping(timeouts), "Merged over defaults.timeouts key by key."),
         Key("fallbacks", .dictionary(keyShape: .hostPattern, value: .list(.hostAddress)), "Per exact host, addresses tried in order when it is unreachable."),
-        Key("tls", .mapping(tls), "TLS rules."),
+        Key("tls", .mapping(tls), "TLS rules, merged over defaults.tls key by key."),
+        Key("connect-to", .string, "unix:/path: send the service's requests over this Unix domain socket (relative to this file), its Host field still the URL's."),
         Key("cache", .mappingOrOff(cache), "Response caching; absent or `off` = not cached."),
         Key("propagate-trace-context", .boolean, "Whether requests carry the caller's trace context (W3C traceparent/tracestate).", default: "true"),
     ], required: ["hosts"])
@@ -156,7 +161,7 @@ enum PolicyLanguage {
         Key("key-prefix", .keyPrefix, "What every key Courier writes starts with (1-64 printable ASCII characters, no space).", default: "\"courier:\""),
         Key("timeout", .duration, "How long one command may take (more than 0, at most 10s).", default: "50ms"),
         Key("token-key", .string, "32 bytes in base64 that encrypt shared tokens at rest; a secret: write ${env:NAME} or ${file:path}."),
-        Key("tls", .mapping(tls), "TLS rules for rediss:// (pins, ca-file, min-version)."),
+        Key("tls", .mapping(tls), "TLS rules for rediss:// (pins, ca-file, min-version, a client certificate)."),
     ], required: ["url"])
 
     static let coordination = Table(name: "coordination", keys: [

@@ -27,6 +27,8 @@ struct PolicyLayer: Sendable {
         case tlsVersion(TLSPolicy.Version)
         case scheme(ServicePolicy.Scheme)
         case size(Int64)
+        /// A secret (`tls.client-key-password`): references, or literal text the compiler warned about.
+        case secret(PolicyString)
         /// A switchable section is present (its mapping form).
         case on
         /// A switchable section is switched off.

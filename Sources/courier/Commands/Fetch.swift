@@ -48,7 +48,8 @@ extension CourierCommand {
                 Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400); \
                 6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
                 47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 75 offline and \
-                nothing stored answers (--offline), 2 usage or policy error. With several URLs, the status is that of the first URL, in the order given, that failed.
+                nothing stored answers (--offline), 58 the client certificate or key cannot be used (--cert, --key, \
+                --pass), 2 usage or policy error. With several URLs, the status is that of the first URL, in the order given, that failed.
 
                 More in docs/fetch.md.
                 """
@@ -138,6 +139,24 @@ extension CourierCommand {
         @Flag(name: [.customShort("k"), .long], help: "Do not verify the server's certificate or name (pins are still checked). Unsafe.")
         var insecure = false
 
+        @Option(name: [.customShort("E"), .customLong("cert")], help: ArgumentHelp(
+            "Present this PEM client certificate (then any intermediates) when a server asks for one; FILE:PASSWORD gives the key's password as curl's does ('\\:' for a colon in FILE).",
+            valueName: "file[:password]"
+        ))
+        var cert: String?
+
+        @Option(help: ArgumentHelp("The client certificate's PEM private key (default: in the --cert file).", valueName: "file"))
+        var key: String?
+
+        @Option(name: .customLong("pass"), help: ArgumentHelp("The password of an encrypted --key.", valueName: "phrase"))
+        var keyPassword: String?
+
+        @Option(name: .customLong("unix-socket"), help: ArgumentHelp(
+            "Connect to this Unix domain socket instead of the URL's host; the Host field is still the URL's. (An http+unix://%2Fpath%2Fto.sock/... URL names its socket itself.)",
+            valueName: "path"
+        ))
+        var unixSocket: String?
+
         @Flag(name: [.customShort("v"), .long], help: "Print what happens to each request on standard error (the loader's trace with --policy).")
         var verbose = false
 
@@ -167,6 +186,12 @@ extension CourierCommand {
                 throw ValidationError("give -d or --data-binary, not both (the order between them would be lost)")
             }
             if offline && cacheDirectory == nil { throw ValidationError("--offline answers from a cache: give --cache-dir DIR") }
+            if cert == nil, key != nil || keyPassword != nil { throw ValidationError("--key and --pass go with --cert FILE") }
+            if unixSocket != nil || urls.contains(where: { UnixSocketURL.parse($0) != nil }), policy != nil || cacheDirectory != nil {
+                throw ValidationError(
+                    "Unix sockets (--unix-socket, http+unix:// URLs) are for requests without --policy or --cache-dir; in a policy, give the service connect-to: unix:/path"
+                )
+            }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
             if !(1...256).contains(parallel) { throw ValidationError("--parallel takes a number from 1 to 256") }
             if outputs.count > urls.count {
@@ -264,11 +289,37 @@ extension CourierCommand {
             }
         }
 
-        /// The client's TLS settings from --cacert, --pin and --insecure (a relative CA path is taken from the
-        /// current directory).
+        /// The client's TLS settings from --cacert, --pin, --insecure, --cert, --key and --pass (relative paths are
+        /// taken from the current directory).
         private func tlsPolicy() -> TLSPolicy {
-            let caFile = cacert.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            return TLSPolicy(pins: pin.compactMap(TLSPolicy.Pin.init), caFile: caFile, verifiesPeer: !insecure)
+            func absolute(_ path: String) -> String { path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path }
+            let identity = cert.map { option -> ClientIdentity in
+                let (file, password) = Self.splitCertificateOption(option)
+                return ClientIdentity(certificateFile: absolute(file), keyFile: key.map(absolute), keyPassword: keyPassword ?? password)
+            }
+            return TLSPolicy(
+                pins: pin.compactMap(TLSPolicy.Pin.init), caFile: cacert.map(absolute), verifiesPeer: !insecure, clientIdentity: identity
+            )
+        }
+
+        /// curl's `--cert FILE:PASSWORD`: the file up to the first colon that no backslash escapes (`\:` is a colon
+        /// in the file's name), the password after it.
+        static func splitCertificateOption(_ text: String) -> (file: String, password: String?) {
+            var file = ""
+            var index = text.startIndex
+            while index < text.endIndex {
+                let character = text[index]
+                let next = text.index(after: index)
+                if character == "\\", next < text.endIndex, text[next] == ":" {
+                    file.append(":")
+                    index = text.index(after: next)
+                    continue
+                }
+                if character == ":" { return (file, String(text[next...])) }
+                file.append(character)
+                index = next
+            }
+            return (file, nil)
         }
 
         /// What one `-H` says, as in curl: `Name: value` sends the field, `Name:` with nothing after the colon
@@ -313,7 +364,8 @@ extension CourierCommand {
             return FetchRequestTemplate(
                 method: method.map { HTTPMethod(commandLine: $0) } ?? (body == nil ? .get : .post), headers: fields, body: body,
                 maxTime: maxTime.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) }, includeHead: include,
-                failOnHTTPError: fail, decompress: !removed.contains("accept-encoding")
+                failOnHTTPError: fail, decompress: !removed.contains("accept-encoding"),
+                unixSockets: urls.map { UnixSocketURL.parse($0)?.socketPath ?? unixSocket }
             )
         }
 

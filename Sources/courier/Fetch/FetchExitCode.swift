@@ -26,6 +26,7 @@ enum FetchExitCode {
         case .tlsHandshake: return 35
         case .tlsCertificate: return 60
         case .tlsPin: return 90  // CURLE_SSL_PINNEDPUBKEYNOTMATCH
+        case .tlsClientCertificate: return 58  // CURLE_SSL_CERTPROBLEM: the local client certificate
         case .protocol: return 56
         case .tooManyRedirects: return 47
         case .bodyTooLarge: return 63  // CURLE_FILESIZE_EXCEEDED

@@ -16,6 +16,12 @@ struct FetchRequestTemplate: Sendable {
     var failOnHTTPError: Bool
     /// Whether to send `Accept-Encoding` and decode (off after `-H 'Accept-Encoding:'`; without `--policy` only).
     var decompress = true
+    /// The Unix domain socket each URL (by its index) is sent to: `--unix-socket`, or an `http+unix://` URL's own;
+    /// nil for TCP. Without `--policy` only.
+    var unixSockets: [String?] = []
+
+    /// The socket of the `index`-th URL.
+    func unixSocket(at index: Int) -> String? { index < unixSockets.count ? unixSockets[index] : nil }
 
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }

@@ -31,7 +31,7 @@ struct FetchRunner {
                 let destination = destinations[index]
                 nextToStart += 1
                 group.addTask {
-                    guard let url = HTTPURL(text) else {
+                    guard let url = HTTPURL(text) ?? UnixSocketURL.parse(text)?.url else {
                         let error = CourierError(.policy, "not an absolute http or https URL", url: text)
                         return (
                             index,
