@@ -462,12 +462,14 @@ struct LoadHop: ~Copyable {
     /// The answer from the network, read (its body, unless a stream's consumer has it).
     private mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
         timeline.doneAt = .now()
-        return Response(
+        var response = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
             userInfo: userInfo, cache: cacheStatus
         )
+        response.httpVersion = head.version.description
+        return response
     }
 
 }

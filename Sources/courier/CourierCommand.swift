@@ -13,8 +13,8 @@ struct CourierCommand: AsyncParsableCommand {
         commandName: "courier",
         abstract: "Lint, explain and document Courier policy files, fetch URLs with Courier's HTTP client, and demo the data loader.",
         discussion: """
-            Exit status for lint, explain and schema: 0 success; 1 the policy has errors (or warnings with
-            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch'). demo:
+            Exit status for lint, explain and schema: 0 success; 1 the policy has errors (or warnings with \
+            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch'). demo: \
             0 every scenario behaved as expected, 1 one did not, 2 it could not run.
             """,
         version: "0.1.0",
@@ -33,8 +33,20 @@ struct CourierCommand: AsyncParsableCommand {
     /// Runs `courier` with `arguments` and returns its exit status. Usage errors print the message and usage
     /// to standard error and return 2; `--help` and `--version` print to standard output and return 0.
     static func run(arguments: [String]) async -> Int32 {
+        var command: any ParsableCommand
         do {
-            var command = try await asyncParseAsRoot(arguments)
+            command = try await asyncParseAsRoot(arguments)
+        } catch {
+            if exitCode(for: error) == .success {
+                // --help, --version
+                print(fullMessage(for: error))
+                return LintExitStatus.success.rawValue
+            }
+            // Usage errors (argument-parser's EX_USAGE, 64): the message and the subcommand's usage.
+            StandardError.write(fullMessage(for: error))
+            return LintExitStatus.usageOrIOError.rawValue
+        }
+        do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -44,14 +56,13 @@ struct CourierCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             // A command chose its status (lint's 1, or a later command's own codes, e.g. fetch's curl-style ones).
             return exit.rawValue
+        } catch let failure as CommandFailure {
+            // A file or directory it could not use: the reason, and no usage text (the command line was fine).
+            StandardError.write(failure.message)
+            return failure.status
         } catch {
-            if exitCode(for: error) == .success {
-                // --help, --version
-                print(fullMessage(for: error))
-                return LintExitStatus.success.rawValue
-            }
-            // Usage errors (argument-parser's EX_USAGE, 64) and any error a command did not handle itself.
-            StandardError.write(fullMessage(for: error))
+            // Any other error a command did not handle itself: its message alone, for the same reason.
+            StandardError.write("courier: \(error)")
             return LintExitStatus.usageOrIOError.rawValue
         }
     }

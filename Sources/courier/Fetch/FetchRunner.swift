@@ -11,6 +11,8 @@ struct FetchRunner {
     /// One per URL.
     let destinations: [BodyDestination]
     let reports: ReportSink?
+    /// `-s` without `-S`: the URLs' error messages are not written.
+    var quiet = false
 
     /// Fetches every URL and returns the exit status: that of the first URL, in the order given, that asked for
     /// one, else 0.
@@ -42,7 +44,10 @@ struct FetchRunner {
                         )
                     }
                     let writer = BodyWriter(destination)
-                    var outcome = await fetcher.fetch(url, index: index, into: writer)
+                    // With several URLs, -v lines say which URL they are about.
+                    var outcome = await VerboseObserver.$prefix.withValue(urls.count > 1 ? "#\(index + 1) " : "") {
+                        await fetcher.fetch(url, index: index, into: writer)
+                    }
                     writer.finish(outcome.end)
                     outcome.keptOutput = writer.kept
                     return (index, outcome)
@@ -70,7 +75,7 @@ struct FetchRunner {
     private func write(_ outcome: FetchOutcome, to destination: BodyDestination) {
         destination.write(outcome.keptOutput)
         destination.finish(outcome.end)
-        for message in outcome.messages { StandardError.write(message) }
+        if !quiet { for message in outcome.messages { StandardError.write(message) } }
         reports?.write(outcome.report)
     }
 }
