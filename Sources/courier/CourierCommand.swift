@@ -33,20 +33,8 @@ struct CourierCommand: AsyncParsableCommand {
     /// Runs `courier` with `arguments` and returns its exit status. Usage errors print the message and usage
     /// to standard error and return 2; `--help` and `--version` print to standard output and return 0.
     static func run(arguments: [String]) async -> Int32 {
-        var command: any ParsableCommand
         do {
-            command = try await asyncParseAsRoot(arguments)
-        } catch {
-            if exitCode(for: error) == .success {
-                // --help, --version
-                print(fullMessage(for: error))
-                return LintExitStatus.success.rawValue
-            }
-            // Usage errors (argument-parser's EX_USAGE, 64): the message and the subcommand's usage.
-            StandardError.write(fullMessage(for: error))
-            return LintExitStatus.usageOrIOError.rawValue
-        }
-        do {
+            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -57,12 +45,23 @@ struct CourierCommand: AsyncParsableCommand {
             // A command chose its status (lint's 1, or a later command's own codes, e.g. fetch's curl-style ones).
             return exit.rawValue
         } catch let failure as CommandFailure {
-            // A file or directory it could not use: the reason, and no usage text (the command line was fine).
+            // A file or directory a command could not use: the reason, and no usage text (the command line was
+            // fine).
             StandardError.write(failure.message)
             return failure.status
         } catch {
-            // Any other error a command did not handle itself: its message alone, for the same reason.
-            StandardError.write("courier: \(error)")
+            switch exitCode(for: error) {
+            case .success:
+                // --help, --version
+                print(fullMessage(for: error))
+                return LintExitStatus.success.rawValue
+            case .validationFailure:
+                // Usage errors (argument-parser's EX_USAGE, 64): the message and the subcommand's usage.
+                StandardError.write(fullMessage(for: error))
+            default:
+                // Any other error a command did not handle itself: its message alone.
+                StandardError.write("courier: \(error)")
+            }
             return LintExitStatus.usageOrIOError.rawValue
         }
     }

@@ -18,9 +18,12 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         #expect(first.stdout == "v0" && second.stdout == "v0")
         #expect(try FetchTestFiles.reports(first.stderr).first?["cache"] as? String == "miss")
+        #expect(try FetchTestFiles.reports(first.stderr).first?["attempts"] as? Int == 1)
         let report = try #require(try FetchTestFiles.reports(second.stderr).first)
         #expect(report["cache"] as? String == "hit")
         #expect(report["bytesReceived"] as? Int == 0)
+        // A fresh hit sends nothing: no attempt was made.
+        #expect(report["attempts"] as? Int == 0)
         #expect(server.requests.count == 1)
 
         // Without --cache-dir the key is there, null.
@@ -197,7 +200,8 @@ import Testing
 
         let text = try await CourierProcess.run(["cache", "ls", dir])
         #expect(text.status == 0, "\(text.stderr)")
-        let lines = text.stdout.split(separator: "\n").map(String.init)
+        // The header row, then one line per stored response.
+        let lines = text.stdout.split(separator: "\n").dropFirst().map(String.init)
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix("GET ") }, "\(lines)")
         let json = try await CourierProcess.run(["cache", "ls", "--json", dir])
@@ -208,7 +212,7 @@ import Testing
 
         let withInternal = try await CourierProcess.run(["cache", "ls", "--internal", dir])
         #expect(withInternal.status == 0, "\(withInternal.stderr)")
-        let all = withInternal.stdout.split(separator: "\n").map(String.init)
+        let all = withInternal.stdout.split(separator: "\n").dropFirst().map(String.init)
         #expect(all.count == 4, "\(all)")
         #expect(all.filter { $0.hasPrefix("vary GET \(server.url("/"))") }.count == 2, "\(all)")
         let internalJSON = try await CourierProcess.run(["cache", "ls", "--internal", "--json", dir])
