@@ -44,6 +44,8 @@ struct LoadHop: ~Copyable {
     /// The authoriser's refresh count when the current attempt was authorised.
     private var seenEpoch = 0
     var cacheStatus: CacheStatus?
+    /// Why the cache lookup removed a corrupt record, for the trace's `cache miss` line.
+    var removedCorrupt: String?
     /// The fields the current attempt sent, and when it was sent and answered (wall clock), for the cache stage
     /// only (without one they are not kept).
     var sentHeaders = HTTPHeaders()
@@ -140,7 +142,11 @@ struct LoadHop: ~Copyable {
                 actions += machine.cacheLookedUp(await lookUp())
 
             case .cacheMiss:
-                execution.trace(machine.attempt, .cache(.miss))
+                if let removedCorrupt {
+                    execution.trace(machine.attempt, .cache(.miss), detail: "a corrupt stored response was removed: \(removedCorrupt)")
+                } else {
+                    execution.trace(machine.attempt, .cache(.miss))
+                }
 
             case .revalidate(let stored):
                 execution.trace(machine.attempt, .cache(.revalidating))

@@ -5,6 +5,39 @@ import Testing
 
 /// `courier fetch --cache-dir` and `--offline`: the HTTP cache through the command, against a loopback server.
 @Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchCacheTests {
+    /// A stored response whose payload was damaged on disk: `cache ls` lists it as corrupt (exit 1), and the next
+    /// fetch removes it, fetches anew and says so under -v.
+    @Test func aCorruptStoredResponseIsListedAndFetchSaysItRemovedIt() async throws {
+        let server = try RecordingServer { index, _ in .init(headers: [("Cache-Control", "max-age=60")], body: "body \(index)") }
+        defer { server.stop() }
+        let files = try FetchTestFiles()
+        defer { files.remove() }
+        let dir = files.path("corrupt")
+        #expect(try await CourierProcess.run(["fetch", "--cache-dir", dir, server.url("/a")]).status == 0)
+        let json = try await CourierProcess.run(["cache", "ls", "--json", dir])
+        let objects = try json.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let file = try #require(objects.first { $0["http"] != nil }?["file"] as? String, "\(json.stdout)")
+        let path = try #require(FileManager.default.enumerator(atPath: dir)?.allObjects.compactMap { $0 as? String }.first { $0.hasSuffix(file) })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + path))
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: dir + "/" + path))
+
+        let list = try await CourierProcess.run(["cache", "ls", dir])
+        #expect(list.status == 1, "\(list.stdout)")
+        #expect(list.stdout.contains("\(file)\t-\t-\t-\t-\tcorrupt (payload checksum mismatch)"), "\(list.stdout)")
+
+        let again = try await CourierProcess.run(["fetch", "-v", "--cache-dir", dir, "--json-report", "-", server.url("/a")])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "body 1")
+        #expect(again.stderr.contains("cache miss (a corrupt stored response was removed: payload checksum mismatch)"), "\(again.stderr)")
+        #expect(try FetchTestFiles.reports(again.stderr).first?["attempts"] as? Int == 1)
+        #expect(server.requests.count == 2)
+        // Stored anew: the list is sound again.
+        #expect(try await CourierProcess.run(["cache", "ls", dir]).status == 0)
+    }
+
     @Test func withoutAPolicyEveryHostIsCachedAndTheReportSaysHowEachURLWasAnswered() async throws {
         let server = try RecordingServer { index, _ in .init(headers: [("Cache-Control", "max-age=60")], body: "v\(index)") }
         defer { server.stop() }
