@@ -118,7 +118,7 @@ extension CourierCommand {
         var maxTime: Double?
 
         @Option(
-            name: .customLong("max-redirs"),
+            name: .customLong("max-redirs"), parsing: .unconditional,
             help: ArgumentHelp("Follow at most N redirects (default 10); 0 follows none and delivers the 3xx.", valueName: "N")
         )
         var maxRedirects: Int?
@@ -179,7 +179,7 @@ extension CourierCommand {
             if remoteNames > urls.count {
                 throw ValidationError("\(remoteNames) -O options for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL")
             }
-            if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirs takes 0 or more") }
+            if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirs takes 0 or more, not \(maxRedirects)") }
             if let method, !HTTPMethod(commandLine: method).isValidToken { throw ValidationError("-X '\(method)' is not a valid HTTP method") }
             for h in headers {
                 guard let option = HeaderOption(h) else {
