@@ -46,8 +46,8 @@ struct CourierCommand: AsyncParsableCommand {
             return exit.rawValue
         } catch let failure as CommandFailure {
             // A file or directory a command could not use: the reason, and no usage text (the command line was
-            // fine).
-            StandardError.write(failure.message)
+            // fine). Left out after fetch's -s, as curl leaves it out.
+            StandardError.error(failure.message)
             return failure.status
         } catch {
             switch exitCode(for: error) {

@@ -135,6 +135,12 @@ import Testing
             #expect(result.status == 2, "\(options)")
             #expect(result.stderr == message, "\(options): \(result.stderr)")
         }
+        // -s leaves the reason out, as curl does; -sS says it.
+        let silent = try await CourierProcess.run(["fetch", "-s", "-o", "nodir/x.txt", server.url("/ok")], in: files.directory)
+        #expect(silent.status == 2)
+        #expect(silent.stderr.isEmpty, "\(silent.stderr)")
+        let shown = try await CourierProcess.run(["fetch", "-sS", "-o", "nodir/x.txt", server.url("/ok")], in: files.directory)
+        #expect(shown.stderr == cases[0].1, "\(shown.stderr)")
         #expect(server.requests.isEmpty)
     }
 

@@ -210,6 +210,8 @@ extension CourierCommand {
             var ignore = sigaction()
             ignore.__sigaction_handler.sa_handler = SIG_IGN
             _ = try? SystemCall.blocking("sigaction") { sigaction(SIGXFSZ, &ignore, nil) }
+            // -s: no error text from here on (the exit status still says what happened), unless -S.
+            StandardError.silence(quiet)
             if let cacert, let problem = FileAccess.readProblem(cacert) {
                 throw CommandFailure("courier fetch: --cacert: cannot read \(cacert): \(problem)")
             }
@@ -217,8 +219,8 @@ extension CourierCommand {
             let reportSink = try jsonReport.map(ReportSink.init)
             var configuration = HTTPClientConfiguration()
             configuration.tls = tlsPolicy()
-            if insecure && !quiet {
-                StandardError.write(
+            if insecure {
+                StandardError.error(
                     "courier fetch: WARNING: --insecure: server certificates and names are NOT verified; anyone on the path can read and change this traffic"
                 )
             }
@@ -277,7 +279,7 @@ extension CourierCommand {
                 fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1 && !silent, verbose: verbose)
             }
             let runner = FetchRunner(
-                fetcher: fetcher, parallel: parallel, destinations: try makeDestinations(), reports: reportSink, quiet: quiet
+                fetcher: fetcher, parallel: parallel, destinations: try makeDestinations(), reports: reportSink
             )
             let status = await runner.run(urls)
             await fleetService?.shutdown(gracePeriod: .zero)
@@ -294,7 +296,7 @@ extension CourierCommand {
             } catch {
                 switch coordination.onUnavailable {
                 case .closed:
-                    StandardError.write("courier fetch: \(error.message); the policy says on-unavailable: closed, so no request was sent")
+                    StandardError.error("courier fetch: \(error.message); the policy says on-unavailable: closed, so no request was sent")
                     throw ExitCode(FetchExitCode.coordination)
                 case .local, .open:
                     StandardError.write("courier fetch: \(error.message); fetching with on-unavailable: \(coordination.onUnavailable.rawValue)")

@@ -11,8 +11,6 @@ struct FetchRunner {
     /// One per URL.
     let destinations: [BodyDestination]
     let reports: ReportSink?
-    /// `-s` without `-S`: the URLs' error messages are not written.
-    var quiet = false
 
     /// Fetches every URL and returns the exit status: that of the first URL, in the order given, that asked for
     /// one, else 0.
@@ -75,7 +73,7 @@ struct FetchRunner {
     private func write(_ outcome: FetchOutcome, to destination: BodyDestination) {
         destination.write(outcome.keptOutput)
         destination.finish(outcome.end)
-        if !quiet { for message in outcome.messages { StandardError.write(message) } }
+        for message in outcome.messages { StandardError.error(message) }
         reports?.write(outcome.report)
     }
 }

@@ -46,7 +46,7 @@ final class OutputFile: Sendable {
             do {
                 try handle.write(contentsOf: Data(bytes))
             } catch {
-                StandardError.write("courier fetch: writing \(path) failed: \(OutputFile.reason(error))")
+                StandardError.error("courier fetch: writing \(path) failed: \(OutputFile.reason(error))")
                 try? handle.close()
                 state = .failed
             }
@@ -91,7 +91,7 @@ final class OutputFile: Sendable {
     private static func create(_ path: String, _ state: inout State) {
         guard case .untouched = state else { return }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            StandardError.write("courier fetch: cannot write \(path): \(FileAccess.writeProblem(path) ?? "it could not be created")")
+            StandardError.error("courier fetch: cannot write \(path): \(FileAccess.writeProblem(path) ?? "it could not be created")")
             state = .failed
             return
         }
