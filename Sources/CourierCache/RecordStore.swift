@@ -125,7 +125,7 @@ public final class RecordStore: Sendable {
     private func loadNow(_ key: String) throws(CacheError) -> CacheRecord? {
         let keyBytes = try RecordDirectory.validated(key, .load)
         return try directory.serialised(key, keyBytes, .load) { location throws(SystemCallError) in
-            try loadRecord(at: location, keyBytes: keyBytes)
+            try loadRecord(at: location, keyBytes: keyBytes).record
         }
     }
 
@@ -347,13 +347,14 @@ public final class RecordStore: Sendable {
     /// ``load(_:)`` and the record file's fingerprint, taken under the key's lock after the load (so no other
     /// process can have replaced the file in between): a caller that keeps the record in memory can tell later,
     /// with ``fingerprint(at:)``, whether the file still holds it. The fingerprint is nil where the file system
-    /// records no birth time.
-    package func loadWithFingerprint(_ key: String) async throws(CacheError) -> (CacheRecord, RecordFingerprint?)? {
-        try await LockWaiting.withoutBlockingThePool(.load, key: key) { () throws(CacheError) -> (CacheRecord, RecordFingerprint?)? in
+    /// records no birth time. A corrupt file it removed is said, with why (`courier fetch -v` reports it).
+    package func loadWithFingerprint(_ key: String) async throws(CacheError) -> RecordLoad {
+        try await LockWaiting.withoutBlockingThePool(.load, key: key) { () throws(CacheError) -> RecordLoad in
             let keyBytes = try RecordDirectory.validated(key, .load)
-            return try self.directory.serialised(key, keyBytes, .load) { location throws(SystemCallError) -> (CacheRecord, RecordFingerprint?)? in
-                guard let record = try self.loadRecord(at: location, keyBytes: keyBytes) else { return nil }
-                return (record, try RecordFingerprint.of(path: location.path))
+            return try self.directory.serialised(key, keyBytes, .load) { location throws(SystemCallError) -> RecordLoad in
+                let loaded = try self.loadRecord(at: location, keyBytes: keyBytes)
+                guard case .found(let record, _) = loaded else { return loaded }
+                return .found(record, try RecordFingerprint.of(path: location.path))
             }
         }
     }
@@ -393,29 +394,34 @@ public final class RecordStore: Sendable {
         return expiry.canBeReturned(header, now: now) ? header : nil
     }
 
-    private func loadRecord(at location: Location, keyBytes: [UInt8]) throws(SystemCallError) -> CacheRecord? {
-        let loaded = try RecordFile.withOpenedForLoad(location.path, maxBytes: options.maximumRecordBytes) { file throws(SystemCallError) -> CacheRecord? in
-            guard case .success(let header) = RecordHeader.decodeRecord(header: file.header, payload: file.payload, fileSize: file.fileSize),
-                header.key == keyBytes
-            else {
+    private func loadRecord(at location: Location, keyBytes: [UInt8]) throws(SystemCallError) -> RecordLoad {
+        let loaded = try RecordFile.withOpenedForLoad(location.path, maxBytes: options.maximumRecordBytes) { file throws(SystemCallError) -> RecordLoad in
+            let header: RecordHeader
+            switch RecordHeader.decodeRecord(header: file.header, payload: file.payload, fileSize: file.fileSize) {
+            case .success(let decoded) where decoded.key == keyBytes:
+                header = decoded
+            case .success:
                 try directory.discard(location)
-                return nil
+                return .removedCorrupt(.keyMismatch)
+            case .failure(let corruption):
+                try directory.discard(location)
+                return .removedCorrupt(corruption)
             }
             let now = options.clock.now()
-            guard expiry.canBeReturned(header, now: now) else { return nil }
+            guard expiry.canBeReturned(header, now: now) else { return .missing }
             var moved = header
             moved.accessTime = now
             // A file opened read-only cannot take the new access time: counted like a failed write.
             if !file.writable || (try? RecordFile.rewriteFixedHeader(fd: file.fd, moved.encodedFixedPart(), sync: false)) == nil {
                 directory.statistics.withLock { $0.accessTimeWriteFailures += 1 }
             }
-            return CacheRecord(
+            return .found(CacheRecord(
                 key: String(decoding: keyBytes, as: UTF8.self), data: file.payload,
                 ttl: .nanoseconds(Int64(clamping: header.ttlNanoseconds)), lockCount: header.lockCount,
                 storeTime: header.storeTime, accessTime: header.accessTime
-            )
+            ), nil)
         }
-        return loaded ?? nil
+        return loaded ?? .missing
     }
 
     private func changeLockCount(_ key: String, by delta: Int, _ operation: CacheError.Operation) throws(CacheError) -> UInt32? {

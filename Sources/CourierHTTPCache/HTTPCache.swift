@@ -57,11 +57,24 @@ package final class HTTPCache: Sendable {
         method: HTTPMethod, url: HTTPURL, identity: String?, requestHeaders: HTTPHeaders, now: Double,
         heuristicLifetime: Double
     ) async throws(CacheError) -> Lookup? {
+        var removed: String?
+        return try await lookup(
+            method: method, url: url, identity: identity, requestHeaders: requestHeaders, now: now,
+            heuristicLifetime: heuristicLifetime, removedCorrupt: &removed
+        )
+    }
+
+    /// ``lookup(method:url:identity:requestHeaders:now:heuristicLifetime:)``, saying in `removedCorrupt` why a
+    /// record it read was corrupt and removed (the lookup then goes on as if it had not been there).
+    package func lookup(
+        method: HTTPMethod, url: HTTPURL, identity: String?, requestHeaders: HTTPHeaders, now: Double,
+        heuristicLifetime: Double, removedCorrupt: inout String?
+    ) async throws(CacheError) -> Lookup? {
         guard method == .get || method == .head else { return nil }
         let key = HTTPCacheKey(method: method, url: url, identity: identity)
-        let varyNames = try await varyNames(for: key)
+        let varyNames = try await varyNames(for: key, removedCorrupt: &removedCorrupt)
         let recordKey = key.variant(varyNames: varyNames, request: requestHeaders)
-        guard case .stored(let stored)? = try await load(recordKey, decode: { record in
+        guard case .stored(let stored)? = try await load(recordKey, removedCorrupt: &removedCorrupt, decode: { record in
             (try? StoredResponse(decoding: record.data)).map(MemoryFront.Value.stored)
         }) else { return nil }
         let freshness = Freshness(
@@ -145,13 +158,13 @@ package final class HTTPCache: Sendable {
     }
 
     /// The `Vary` field names last filed for `key` (none when there is no index).
-    private func varyNames(for key: HTTPCacheKey) async throws(CacheError) -> [String] {
+    private func varyNames(for key: HTTPCacheKey, removedCorrupt: inout String?) async throws(CacheError) -> [String] {
         // An unvaried URL whose response is in memory: its own record's fingerprint, checked next, is enough.
         // Whatever replaces or removes that response rewrites or removes its record (an invalidation removes the
         // index and the unvaried record together); a newer response with `Vary` leaves it a stored response
         // without `Vary`, which matches every request (RFC 9111 §4.1), until it is collected or invalidated.
         if memory.isUnvaried(index: key.varyIndex, record: key.primary) { return [] }
-        let index = try await load(key.varyIndex) { record in
+        let index = try await load(key.varyIndex, removedCorrupt: &removedCorrupt) { record in
             let text = String(decoding: record.data, as: UTF8.self)
             return .varyNames(text.isEmpty ? [] : text.split(separator: "\n").map(String.init))
         }
@@ -160,8 +173,11 @@ package final class HTTPCache: Sendable {
     }
 
     /// The record under `key`, decoded: from memory while the file is still the one it was read from, else from
-    /// the store (and kept in memory). A record that does not decode is removed and reads as missing.
-    private func load(_ key: String, decode: (CacheRecord) -> MemoryFront.Value?) async throws(CacheError) -> MemoryFront.Value? {
+    /// the store (and kept in memory). A record that does not decode is removed and reads as missing; why is put
+    /// in `removedCorrupt`, as is the record store's reason for a corrupt file it removed.
+    private func load(
+        _ key: String, removedCorrupt: inout String?, decode: (CacheRecord) -> MemoryFront.Value?
+    ) async throws(CacheError) -> MemoryFront.Value? {
         if let location = memory.location(of: key),
             let (value, touchDue) = memory.use(key, current: try store.fingerprint(at: location), now: store.options.clock.now())
         {
@@ -169,9 +185,18 @@ package final class HTTPCache: Sendable {
             if touchDue { _ = try? await store.touch(key) }
             return value
         }
-        guard let (record, fingerprint) = try await store.loadWithFingerprint(key) else { return nil }
+        let record: CacheRecord
+        let fingerprint: RecordFingerprint?
+        switch try await store.loadWithFingerprint(key) {
+        case .found(let found, let print): (record, fingerprint) = (found, print)
+        case .missing: return nil
+        case .removedCorrupt(let why):
+            removedCorrupt = why.description
+            return nil
+        }
         guard let value = decode(record) else {
             _ = try await store.remove([key])
+            removedCorrupt = "it does not decode as a stored response"
             return nil
         }
         if let fingerprint, memory.budget > 0 {

@@ -22,15 +22,16 @@ struct CacheStage: Sendable {
     var streamedBodyLimit: Int { Int(min(policy.maxSize, 32 << 20)) }
 
     /// The stored response `request` may use and the state machine's view of it; nil when there is none.
-    /// `revalidating`: a background revalidation, which revalidates even a fresh response.
-    func lookUp(method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders, revalidating: Bool) async throws(CourierError)
-        -> (HTTPCache.Lookup, LoadCacheFinding)?
-    {
+    /// `revalidating`: a background revalidation, which revalidates even a fresh response. `removedCorrupt`: why
+    /// a corrupt record the lookup read was removed.
+    func lookUp(
+        method: HTTPMethod, url: HTTPURL, headers: HTTPHeaders, revalidating: Bool, removedCorrupt: inout String?
+    ) async throws(CourierError) -> (HTTPCache.Lookup, LoadCacheFinding)? {
         let lookup: HTTPCache.Lookup?
         do {
             lookup = try await cache.lookup(
                 method: method, url: url, identity: identity, requestHeaders: headers, now: now(),
-                heuristicLifetime: heuristicLifetime
+                heuristicLifetime: heuristicLifetime, removedCorrupt: &removedCorrupt
             )
         } catch {
             throw Self.failure(error, url: url)

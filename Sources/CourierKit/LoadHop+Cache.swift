@@ -9,11 +9,11 @@ internal import CourierTransport
 extension LoadHop {
     /// Looks the request up in the cache stage: what is stored for it, judged (nil: nothing, or the cache failed).
     @inline(never)
-    nonisolated(nonsending) func lookUp() async -> (LoadCacheFinding, LoadStored)? {
+    nonisolated(nonsending) mutating func lookUp() async -> (LoadCacheFinding, LoadStored)? {
         guard let stage else { return nil }
         do {
             guard let (lookup, finding) = try await stage.lookUp(
-                method: method, url: url, headers: headers, revalidating: execution.revalidation
+                method: method, url: url, headers: headers, revalidating: execution.revalidation, removedCorrupt: &removedCorrupt
             ) else { return nil }
             return (finding, LoadStored(lookup))
         } catch {

@@ -44,6 +44,8 @@ struct LoadHop: ~Copyable {
     /// The authoriser's refresh count when the current attempt was authorised.
     private var seenEpoch = 0
     var cacheStatus: CacheStatus?
+    /// Why the cache lookup removed a corrupt record, for the trace's `cache miss` line.
+    var removedCorrupt: String?
     /// The fields the current attempt sent, and when it was sent and answered (wall clock), for the cache stage
     /// only (without one they are not kept).
     var sentHeaders = HTTPHeaders()
@@ -140,7 +142,11 @@ struct LoadHop: ~Copyable {
                 actions += machine.cacheLookedUp(await lookUp())
 
             case .cacheMiss:
-                execution.trace(machine.attempt, .cache(.miss))
+                if let removedCorrupt {
+                    execution.trace(machine.attempt, .cache(.miss), detail: "a corrupt stored response was removed: \(removedCorrupt)")
+                } else {
+                    execution.trace(machine.attempt, .cache(.miss))
+                }
 
             case .revalidate(let stored):
                 execution.trace(machine.attempt, .cache(.revalidating))
@@ -495,12 +501,14 @@ struct LoadHop: ~Copyable {
     /// The answer from the network, read (its body, unless a stream's consumer has it).
     private mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
         timeline.doneAt = .now()
-        return Response(
+        var response = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
             userInfo: userInfo, cache: cacheStatus
         )
+        response.httpVersion = head.version.description
+        return response
     }
 
 }

@@ -64,6 +64,9 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
     public var at: ContinuousClock.Instant
     /// What happened.
     public var kind: Kind
+    /// More words than ``kind`` carries, when the loader has them (why a `cache miss` removed a corrupt record);
+    /// ``description`` adds them in parentheses.
+    package var detail: String?
 
     /// An event (for tests and for observers that forward events of their own).
     package init(request: UInt64, url: String, attempt: Int, at: ContinuousClock.Instant, kind: Kind) {
@@ -76,7 +79,7 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
 
     /// One line for people, e.g. `#3 attempt 2: retrying in 412ms after status 503`.
     public var description: String {
-        "#\(request) attempt \(attempt): \(summary)"
+        "#\(request) attempt \(attempt): \(summary)" + (detail.map { " (\($0))" } ?? "")
     }
 
     /// The event in words, without the request number.

@@ -28,6 +28,19 @@ struct LoaderTracer: Sendable {
         emit(attempt, kind())
     }
 
+    /// An event with words that its kind cannot carry (`cache miss` after a corrupt record was removed).
+    @inline(never)
+    func callAsFunction(_ attempt: Int, _ kind: LoaderEvent.Kind, detail: String) {
+        guard !observers.isEmpty else {
+            instrumentation?.handle(attempt, kind)
+            return
+        }
+        var event = LoaderEvent(request: request, url: url, attempt: attempt, at: .now, kind: kind)
+        event.detail = detail
+        for observer in observers { observer(event) }
+        instrumentation?.handle(event)
+    }
+
     @inline(never)
     private func emit(_ attempt: Int, _ kind: LoaderEvent.Kind) {
         // The instrumentation alone needs no `LoaderEvent`, nor the clock for most events.

@@ -23,8 +23,16 @@ package protocol ByteStream: AnyObject, Sendable {
     func close()
     /// What the TLS handshake negotiated; nil for a plain connection.
     var tlsInfo: TLSSessionInfo? { get }
+    /// The address the stream is connected to (`127.0.0.1:8443`, `[::1]:80`), for ``ExchangeObserver``s; nil
+    /// when it cannot say.
+    var peerAddress: String? { get }
+}
+
+extension ByteStream {
+    package var peerAddress: String? { nil }
 }
 
 extension TCPConnection: ByteStream {
     package var tlsInfo: TLSSessionInfo? { nil }
+    package var peerAddress: String? { remoteAddress.description }
 }

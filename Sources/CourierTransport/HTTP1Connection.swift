@@ -23,6 +23,8 @@ final class HTTP1Connection: @unchecked Sendable {
     private let readSize: Int
     /// Reused for each request's head (and a small body sent with it).
     private var headBuffer: [UInt8] = []
+    /// Shown each request head as written (the client's ``HTTPClientConfiguration/exchangeObserver``).
+    var observer: (any ExchangeObserver)?
 
     init(id: ConnectionPoolStateMachine.ConnectionID, key: PoolKey, stream: any ByteStream, limits: ResponseParser.Limits, readSize: Int) {
         self.id = id
@@ -164,6 +166,7 @@ final class HTTP1Connection: @unchecked Sendable {
         buffer.reserveCapacity(512)
         do {
             try encoder.writeHead(head, host: hostHeader, body: Self.framing(of: body), into: &buffer)
+            if let observer { observer.sent(head: buffer) }
             if includingBody, case .bytes(let bytes) = body { try encoder.writeBodyPart(bytes, into: &buffer) }
             if case .none = body { try encoder.writeEnd(into: &buffer) }
             if includingBody { try encoder.writeEnd(into: &buffer) }

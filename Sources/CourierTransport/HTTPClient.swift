@@ -296,6 +296,7 @@ public final class HTTPClient: Sendable {
                     let event = try await connection.nextEvent(deadline: deadline, idle: timeouts.idle)
                     if case .head(let responseHead) = event {
                         headArrived(on: connection, start: start, metrics: &metrics)
+                        configuration.exchangeObserver?.received(head: responseHead)
                         return (connection, responseHead)
                     }
                 }
@@ -342,6 +343,13 @@ public final class HTTPClient: Sendable {
         }
         metrics.reusedConnection = connection.wasReused
         metrics.tlsSession = connection.stream.tlsInfo
+        if let observer = configuration.exchangeObserver {
+            connection.observer = observer
+            observer.connection(ExchangeConnection(
+                host: connection.key.host, port: connection.key.port, address: connection.stream.peerAddress,
+                reused: connection.wasReused, tls: connection.stream.tlsInfo
+            ))
+        }
     }
 
     @inline(never)

@@ -37,6 +37,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var tls = TLSPolicy.builtIn
     /// The `User-Agent` sent when a request has none; nil sends none.
     public var userAgent: String? = "Courier/0.1"
+    /// Sees each exchange's connection and heads as they go over the wire (`courier fetch -v`); nil: nothing is
+    /// observed, at no cost.
+    package var exchangeObserver: (any ExchangeObserver)?
 
     public init() {}
 }

@@ -22,6 +22,8 @@ final class TLSStream: ByteStream, Sendable {
     private let tcp: TCPConnection
     private let state: Mutex<State>
     let tlsInfo: TLSSessionInfo?
+    /// The TCP peer under the session.
+    var peerAddress: String? { tcp.remoteAddress.description }
     /// Counts this stream while it exists (its engine, and so its OpenSSL session, lives exactly as long).
     private let tracker: LiveCount?
     /// Where ciphertext lands from the socket before it is fed to the engine: one buffer for the stream's life

@@ -13,8 +13,8 @@ struct CourierCommand: AsyncParsableCommand {
         commandName: "courier",
         abstract: "Lint, explain and document Courier policy files, fetch URLs with Courier's HTTP client, and demo the data loader.",
         discussion: """
-            Exit status for lint, explain and schema: 0 success; 1 the policy has errors (or warnings with
-            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch'). demo:
+            Exit status for lint, explain and schema: 0 success; 1 the policy has errors (or warnings with \
+            --strict); 2 usage or I/O error. fetch uses curl's exit numbers (see 'courier help fetch'). demo: \
             0 every scenario behaved as expected, 1 one did not, 2 it could not run.
             """,
         version: "0.1.0",
@@ -44,14 +44,24 @@ struct CourierCommand: AsyncParsableCommand {
         } catch let exit as ExitCode {
             // A command chose its status (lint's 1, or a later command's own codes, e.g. fetch's curl-style ones).
             return exit.rawValue
+        } catch let failure as CommandFailure {
+            // A file or directory a command could not use: the reason, and no usage text (the command line was
+            // fine). Left out after fetch's -s, as curl leaves it out.
+            StandardError.error(failure.message)
+            return failure.status
         } catch {
-            if exitCode(for: error) == .success {
+            switch exitCode(for: error) {
+            case .success:
                 // --help, --version
                 print(fullMessage(for: error))
                 return LintExitStatus.success.rawValue
+            case .validationFailure:
+                // Usage errors (argument-parser's EX_USAGE, 64): the message and the subcommand's usage.
+                StandardError.write(fullMessage(for: error))
+            default:
+                // Any other error a command did not handle itself: its message alone.
+                StandardError.write("courier: \(error)")
             }
-            // Usage errors (argument-parser's EX_USAGE, 64) and any error a command did not handle itself.
-            StandardError.write(fullMessage(for: error))
             return LintExitStatus.usageOrIOError.rawValue
         }
     }

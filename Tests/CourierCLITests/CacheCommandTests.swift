@@ -33,19 +33,40 @@ import Testing
         let (directory, _) = try await Self.makeStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let text = try await CourierProcess.run(["cache", "ls", directory])
-        #expect(text.status == 0, "\(text.stderr)")
+        // The store holds a record whose payload is corrupt: listed as such, and the exit status says so.
+        #expect(text.status == 1, "\(text.stderr)")
+        #expect(text.stderr.contains("1 corrupt record"), "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4)
+        #expect(lines.count == 5)
+        #expect(lines.first == "KEY\tSIZE\tSTORED\tEXPIRES\tLOCKS\tSTATE\tSTATUS")
         #expect(lines.first { $0.hasPrefix("images/logo.png\t") }?.hasSuffix("\t1\tfresh") == true)
         #expect(lines.first { $0.hasPrefix("expired\t") }?.hasSuffix("\tstale") == true)
+        #expect(!lines.contains { $0.hasPrefix("rotten\t") }, "\(lines)")
+        #expect(lines.last?.hasSuffix("\t-\t-\t-\t-\tcorrupt (payload checksum mismatch)") == true, "\(lines)")
         let json = try await CourierProcess.run(["cache", "ls", "--json", directory])
+        #expect(json.status == 1)
         let objects = try json.stdout.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
+        #expect(objects.filter { $0["corrupt"] as? String == "payload checksum mismatch" }.count == 1)
         let manifest = try #require(objects.first { $0["key"] as? String == "manifests/home" })
         #expect(manifest["payloadSize"] as? Int == 8)
         #expect(manifest["ttlSeconds"] as? Double == 3600)
         #expect(manifest["fresh"] as? Bool == true)
+    }
+
+    @Test func aSoundStoreListsWithAHeaderAndExits0() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "courier-cache-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try RecordStore(options: RecordStoreOptions(directory: directory))
+        try await store.store(Array("manifest".utf8), forKey: "manifests/home", ttl: .seconds(3600))
+        let text = try await CourierProcess.run(["cache", "ls", directory])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stderr.isEmpty)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == ["KEY\tSIZE\tSTORED\tEXPIRES\tLOCKS\tSTATE\tSTATUS", lines.last ?? ""] && lines.count == 2, "\(lines)")
+        #expect(lines.last?.hasPrefix("manifests/home\t") == true)
     }
 
     @Test func inspectAndVerifyFindTheCorruptPayloadAndChangeNothing() async throws {
@@ -84,10 +105,12 @@ import Testing
         #expect(try await store.inspectAll().isEmpty)
     }
 
-    @Test func aDirectoryThatIsNotThereIsAUsageError() async throws {
+    @Test func aDirectoryThatIsNotThereSaysWhyWithoutAUsageText() async throws {
         let result = try await CourierProcess.run(["cache", "ls", "/nonexistent/courier-cache"])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("is not a directory"))
+        #expect(result.stderr == "courier cache: cannot open /nonexistent/courier-cache: No such file or directory\n", "\(result.stderr)")
+        let file = try await CourierProcess.run(["cache", "ls", "/etc/hostname"])
+        #expect(file.stderr == "courier cache: cannot open /etc/hostname: Not a directory\n", "\(file.stderr)")
         let size = try await CourierProcess.run(["cache", "gc", "--max-size", "lots", "/tmp"])
         #expect(size.status == 2)
     }

@@ -5,6 +5,39 @@ import Testing
 
 /// `courier fetch --cache-dir` and `--offline`: the HTTP cache through the command, against a loopback server.
 @Suite(.timeLimit(.minutes(1)), .onBlockingThreads) struct FetchCacheTests {
+    /// A stored response whose payload was damaged on disk: `cache ls` lists it as corrupt (exit 1), and the next
+    /// fetch removes it, fetches anew and says so under -v.
+    @Test func aCorruptStoredResponseIsListedAndFetchSaysItRemovedIt() async throws {
+        let server = try RecordingServer { index, _ in .init(headers: [("Cache-Control", "max-age=60")], body: "body \(index)") }
+        defer { server.stop() }
+        let files = try FetchTestFiles()
+        defer { files.remove() }
+        let dir = files.path("corrupt")
+        #expect(try await CourierProcess.run(["fetch", "--cache-dir", dir, server.url("/a")]).status == 0)
+        let json = try await CourierProcess.run(["cache", "ls", "--json", dir])
+        let objects = try json.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let file = try #require(objects.first { $0["http"] != nil }?["file"] as? String, "\(json.stdout)")
+        let path = try #require(FileManager.default.enumerator(atPath: dir)?.allObjects.compactMap { $0 as? String }.first { $0.hasSuffix(file) })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + path))
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: dir + "/" + path))
+
+        let list = try await CourierProcess.run(["cache", "ls", dir])
+        #expect(list.status == 1, "\(list.stdout)")
+        #expect(list.stdout.contains("\(file)\t-\t-\t-\t-\tcorrupt (payload checksum mismatch)"), "\(list.stdout)")
+
+        let again = try await CourierProcess.run(["fetch", "-v", "--cache-dir", dir, "--json-report", "-", server.url("/a")])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "body 1")
+        #expect(again.stderr.contains("cache miss (a corrupt stored response was removed: payload checksum mismatch)"), "\(again.stderr)")
+        #expect(try FetchTestFiles.reports(again.stderr).first?["attempts"] as? Int == 1)
+        #expect(server.requests.count == 2)
+        // Stored anew: the list is sound again.
+        #expect(try await CourierProcess.run(["cache", "ls", dir]).status == 0)
+    }
+
     @Test func withoutAPolicyEveryHostIsCachedAndTheReportSaysHowEachURLWasAnswered() async throws {
         let server = try RecordingServer { index, _ in .init(headers: [("Cache-Control", "max-age=60")], body: "v\(index)") }
         defer { server.stop() }
@@ -18,9 +51,12 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         #expect(first.stdout == "v0" && second.stdout == "v0")
         #expect(try FetchTestFiles.reports(first.stderr).first?["cache"] as? String == "miss")
+        #expect(try FetchTestFiles.reports(first.stderr).first?["attempts"] as? Int == 1)
         let report = try #require(try FetchTestFiles.reports(second.stderr).first)
         #expect(report["cache"] as? String == "hit")
         #expect(report["bytesReceived"] as? Int == 0)
+        // A fresh hit sends nothing: no attempt was made.
+        #expect(report["attempts"] as? Int == 0)
         #expect(server.requests.count == 1)
 
         // Without --cache-dir the key is there, null.
@@ -197,7 +233,8 @@ import Testing
 
         let text = try await CourierProcess.run(["cache", "ls", dir])
         #expect(text.status == 0, "\(text.stderr)")
-        let lines = text.stdout.split(separator: "\n").map(String.init)
+        // The header row, then one line per stored response.
+        let lines = text.stdout.split(separator: "\n").dropFirst().map(String.init)
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix("GET ") }, "\(lines)")
         let json = try await CourierProcess.run(["cache", "ls", "--json", dir])
@@ -208,7 +245,7 @@ import Testing
 
         let withInternal = try await CourierProcess.run(["cache", "ls", "--internal", dir])
         #expect(withInternal.status == 0, "\(withInternal.stderr)")
-        let all = withInternal.stdout.split(separator: "\n").map(String.init)
+        let all = withInternal.stdout.split(separator: "\n").dropFirst().map(String.init)
         #expect(all.count == 4, "\(all)")
         #expect(all.filter { $0.hasPrefix("vary GET \(server.url("/"))") }.count == 2, "\(all)")
         let internalJSON = try await CourierProcess.run(["cache", "ls", "--internal", "--json", dir])

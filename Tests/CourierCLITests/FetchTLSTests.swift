@@ -103,11 +103,16 @@ import Testing
         defer { peer.stop() }
         let result = try await CourierProcess.run(["fetch", "-v", "--cacert", Self.pki.rootCA, peer.url("/bytes/4")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("TLS: TLSv1.3"), "\(result.stderr)")
-        #expect(result.stderr.contains("ALPN http/1.1"))
-        #expect(result.stderr.contains("subject: /CN=localhost"))
-        #expect(result.stderr.contains("issuer: /CN=Courier Test Intermediate"))
-        #expect(result.stderr.contains("valid: "))
+        // As curl's -v: the address connected to, the session, the certificate, then the heads.
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains("* Connected to 127.0.0.1 (127.0.0.1) port \(peer.port)"), "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("* TLS connection using TLSv1.3 / TLS_") }, "\(result.stderr)")
+        #expect(lines.contains("* ALPN: server accepted http/1.1"))
+        #expect(lines.contains { $0.hasPrefix("*  subject: /CN=localhost") })
+        #expect(lines.contains { $0.hasPrefix("*  issuer: /CN=Courier Test Intermediate") })
+        #expect(lines.contains { $0.hasPrefix("*  expire date: 20") })
+        #expect(lines.contains("> GET /bytes/4 HTTP/1.1"))
+        #expect(lines.contains { $0.hasPrefix("< HTTP/1.") && $0.contains(" 200 ") })
     }
 
     @Test func aPolicyMinimumOf13AgainstA12OnlyServerExits35() async throws {

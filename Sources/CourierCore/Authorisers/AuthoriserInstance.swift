@@ -14,6 +14,9 @@ public struct AuthoriserInstance: Hashable, Sendable {
     /// only plugin types whose descriptor ``AuthoriserTypeDescriptor/supportsSharedTokens`` accept it.
     public var shareTokens: Bool
     public var definedAt: SourceLocation
+    /// Where each value was written: `plugin`, `timeout`, `allow-plain-http`, `share-tokens` and
+    /// `settings.NAME`, at the value's own line (`courier explain` cites them); a key not written is absent.
+    package var origins: [String: SourceLocation] = [:]
 
     public init(
         name: String,

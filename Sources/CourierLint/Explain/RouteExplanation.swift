@@ -143,6 +143,8 @@ package struct RouteExplanation: Hashable, Sendable {
                 let instance = graph.authorisers[name]
                 add("authoriser", instance.map { "\(name) (plugin \($0.plugin))" } ?? name)
                 if let instance {
+                    // Each value cites its own line; one not written is the built-in default.
+                    func from(_ key: String) -> ValueOrigin { instance.origins[key].map(ValueOrigin.file) ?? .builtInDefault }
                     let descriptor = registry[instance.plugin]
                     for key in instance.settings.keys.sorted() {
                         let value = instance.settings[key]!
@@ -150,11 +152,11 @@ package struct RouteExplanation: Hashable, Sendable {
                         if descriptor?.setting(named: key)?.kind == .secret, value.literalString != nil {
                             printed = "<hidden literal>"
                         }
-                        add("authorisers.\(name).settings.\(key)", printed, .file(instance.definedAt))
+                        add("authorisers.\(name).settings.\(key)", printed, instance.origins["settings.\(key)"].map(ValueOrigin.file) ?? .file(instance.definedAt))
                     }
-                    add("authorisers.\(name).timeout", DurationFormat.format(instance.timeout), .file(instance.definedAt))
-                    add("authorisers.\(name).allow-plain-http", String(instance.allowPlainHTTP), .file(instance.definedAt))
-                    add("authorisers.\(name).share-tokens", String(instance.shareTokens), .file(instance.definedAt))
+                    add("authorisers.\(name).timeout", DurationFormat.format(instance.timeout), from("timeout"))
+                    add("authorisers.\(name).allow-plain-http", String(instance.allowPlainHTTP), from("allow-plain-http"))
+                    add("authorisers.\(name).share-tokens", String(instance.shareTokens), from("share-tokens"))
                 }
             } else {
                 add("authoriser", "none")

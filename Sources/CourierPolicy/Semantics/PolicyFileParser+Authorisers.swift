@@ -15,7 +15,9 @@ extension PolicyFileParser {
         var timeout = Duration.seconds(10)
         var allowPlainHTTP = false
         var shareTokensKey: Int?
+        var origins: [String: SourceLocation] = [:]
         for (key, keyNode, value) in pairs {
+            if key != "settings" { origins[key] = location(value) }
             switch key {
             case "plugin":
                 if let (text, _) = scalar(value), !isNull(value) {
@@ -61,6 +63,7 @@ extension PolicyFileParser {
                         continue
                     }
                     settingNodes[key] = k
+                    origins["settings.\(key)"] = location(v)
                     if let descriptor {
                         guard let spec = descriptor.setting(named: key) else {
                             report(.unknownSetting, "plugin '\(plugin.abbreviated)' has no setting '\(key.abbreviated)' (it accepts \(descriptor.settings.map(\.name).joined(separator: ", ")))",
@@ -93,9 +96,10 @@ extension PolicyFileParser {
                        suggestion: able.isEmpty ? "remove 'share-tokens'" : "remove 'share-tokens'; the plugin types that can share tokens: \(able.joined(separator: ", "))")
             }
         }
-        let instance = AuthoriserInstance(
+        var instance = AuthoriserInstance(
             name: name, plugin: plugin, settings: settings, timeout: timeout, allowPlainHTTP: allowPlainHTTP,
             shareTokens: shareTokensKey != nil, definedAt: location(nameNode))
+        instance.origins = origins
         file.authorisers.append(.init(instance: instance, location: location(nameNode), shareTokensKey: shareTokensKey.map { location($0) }))
     }
 

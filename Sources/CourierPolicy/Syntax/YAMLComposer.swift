@@ -106,6 +106,12 @@ struct YAMLComposer {
                 let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
                 let context = parser.context.map { String(cString: $0) }
                 let message = context.map { "\(problem) (\($0))" } ?? problem
+                if let tab = TabIndentation.find(in: buffer, near: Int(parser.problem_mark.line) + 1) {
+                    return .failure(Failure(
+                        rule: .yamlSyntax, message: "YAML forbids tabs for indentation (libyaml: \(message))",
+                        suggestion: "indent with spaces", line: tab.line, column: tab.column
+                    ))
+                }
                 return .failure(failure(.yamlSyntax, "YAML syntax error: \(message)", parser.problem_mark))
             }
             defer { yaml_event_delete(&event) }

@@ -10,9 +10,9 @@ extension CourierCommand {
         static let configuration = CommandConfiguration(
             abstract: "Look inside a Courier record store: list, inspect, verify, collect garbage, clear.",
             discussion: """
-                Exit status: 0 success; 1 inspect or verify found a corrupt record (or inspect found none under the \
-                key); 2 usage or I/O error (a directory that is not a cache, a failing system call). Times are UTC. \
-                More in docs/cache.md.
+                Exit status: 0 success; 1 ls, inspect or verify found a corrupt record (or inspect found none under \
+                the key); 2 usage or I/O error (a directory that is not a cache, a failing system call). Times are \
+                UTC. More in docs/cache.md.
                 """,
             subcommands: [List.self, Inspect.self, Verify.self, CollectGarbage.self, Clear.self]
         )
@@ -20,9 +20,8 @@ extension CourierCommand {
         /// The store in `directory`, which must exist (a listing never creates a cache where there was none);
         /// `configure` adjusts its options (a collection's size cap).
         static func open(_ directory: String, configure: (inout RecordStoreOptions) -> Void = { _ in }) throws -> RecordStore {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("'\(directory)' is not a directory")
+            if let problem = FileAccess.directoryProblem(directory) {
+                throw CommandFailure("courier cache: cannot open \(directory): \(problem)")
             }
             var options = RecordStoreOptions(directory: directory)
             configure(&options)
@@ -104,22 +103,32 @@ extension CourierCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "ls",
-                abstract: "One line per stored response or record: key, size, stored and expiry times, locks, fresh or stale."
+                abstract: "One line per stored response or record: key, size, stored and expiry times, locks, fresh or stale.",
+                discussion: """
+                    Every record is read whole and its checksums checked; a corrupt one is listed as corrupt (with \
+                    why), and the exit status is then 1. Nothing is changed.
+                    """
             )
+
+            /// The text form's first line, naming the columns.
+            static let header = "KEY\tSIZE\tSTORED\tEXPIRES\tLOCKS\tSTATE\tSTATUS"
             @Argument(help: "The cache directory.") var directory: String
             @Flag(help: "One JSON object per line.") var json = false
             @Flag(help: "Also list the HTTP cache's internal records (each URL's Vary index).") var `internal` = false
 
             func run() async throws {
                 let store = try Cache.open(directory)
-                let verdicts = try await Cache.attempt { () throws(CacheError) in try await store.inspectAll() }
+                // Payloads too: a record whose payload is corrupt would otherwise be listed as a sound one.
+                let verdicts = try await Cache.attempt { () throws(CacheError) in try await store.inspectAll(verifyingPayloads: true) }
                 var rows: [RecordSummary] = []
+                var corrupt: [(file: String, why: RecordCorruption)] = []
                 for verdict in verdicts {
                     switch verdict {
                     case .intact(let summary): if `internal` || !Cache.isInternal(summary.key) { rows.append(summary) }
-                    case .corrupt(let file, let why): StandardError.write("courier cache: \(file) is corrupt (\(why))")
+                    case .corrupt(let file, let why): corrupt.append((file, why))
                     }
                 }
+                if !json { print(Self.header) }
                 for s in rows.sorted(by: { $0.key < $1.key }) {
                     let http = await Cache.http(store, s.key)
                     if json {
@@ -131,6 +140,21 @@ extension CourierCommand {
                     } else {
                         print("\(s.key)\t\(s.fileSize)\t\(Cache.time(s.storeTime))\t\(Cache.time(s.expiryTime))\t\(s.lockCount)\t\(s.isExpired ? "stale" : "fresh")")
                     }
+                }
+                // A corrupt file's key and times cannot be trusted: it is named by its file.
+                for (file, why) in corrupt.sorted(by: { $0.file < $1.file }) {
+                    if json {
+                        print(#"{"corrupt":"\#(why)","file":"\#(file)"}"#)
+                    } else {
+                        print("\(file)\t-\t-\t-\t-\tcorrupt (\(why))")
+                    }
+                }
+                guard corrupt.isEmpty else {
+                    fflush(nil)
+                    StandardError.write(
+                        "courier cache: \(corrupt.count) corrupt record\(corrupt.count == 1 ? "" : "s") (a load or courier cache gc removes \(corrupt.count == 1 ? "it" : "them"))"
+                    )
+                    throw ExitCode(1)
                 }
             }
         }

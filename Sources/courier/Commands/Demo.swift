@@ -11,8 +11,10 @@ extension CourierCommand {
                 Retry-After), fails (503), wants an OAuth 2 token (401, then a refresh), and plays a backup for \
                 [::1], where nothing listens. Then it runs five scenarios through the policy and prints, live, \
                 what the loader decided and why. It checks its own outcomes.
+
                 The demo policy is built into the binary (policies/demo.yaml is its readable copy), so the demo \
                 runs from any directory; --policy FILE runs the same scenarios through another policy.
+
                 Exit status: 0 every scenario behaved as expected; 1 one did not (the failed checks are listed); \
                 2 the demo could not run (policy missing or unfit, no port).
                 """

@@ -11,6 +11,7 @@ extension CourierCommand {
             abstract: "Show the route a policy gives a URL: service, effective values and their origins, worst case.",
             discussion: """
                 Secrets are never resolved: settings print as their ${env:...} / ${file:...} references.
+
                 Exit status: 0 explained; 1 the policy has errors; 2 a usage error, a bad URL or an unreadable \
                 policy file.
                 """

@@ -5,6 +5,7 @@ internal import CourierCore
 internal import CourierPolicy
 internal import CourierTransport
 internal import CourierAuthorisers
+internal import CourierLint
 
 extension CourierCommand {
     /// `courier fetch`: a curl-like client on Courier's transport, or on a data loader built from a policy.
@@ -88,17 +89,37 @@ extension CourierCommand {
         )
         var outputs: [String] = []
 
+        @Flag(
+            name: [.customShort("O"), .customLong("remote-name")],
+            help: "Write the body to a file in the current directory named after the URL's last path segment. Repeatable: one per URL, as -o."
+        )
+        var remoteNames: Int
+
         @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the response head before the body.")
         var include = false
 
-        @Flag(help: "Exit 22 (and print no body) when the status is 400 or more.")
+        @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and print the response head only.")
+        var headOnly = false
+
+        @Flag(name: [.customShort("f"), .customLong("fail")], help: "Exit 22 (and print no body) when the status is 400 or more.")
         var fail = false
 
-        @Option(name: .customLong("max-time"), help: "The longest the whole request may take, in seconds.")
+        @Flag(name: [.customShort("s"), .customLong("silent")], help: "Print no progress bar and no error messages (unless -S).")
+        var silent = false
+
+        @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, still print error messages.")
+        var showError = false
+
+        // Unconditional: '--max-time -1' reaches validate(), which says what is wrong, instead of argument-parser
+        // reading '-1' as an option and reporting a missing value.
+        @Option(
+            name: .customLong("max-time"), parsing: .unconditional,
+            help: ArgumentHelp("The longest the whole request may take, in seconds; 0 means no limit, as in curl.", valueName: "seconds")
+        )
         var maxTime: Double?
 
         @Option(
-            name: .customLong("max-redirs"),
+            name: .customLong("max-redirs"), parsing: .unconditional,
             help: ArgumentHelp("Follow at most N redirects (default 10); 0 follows none and delivers the 3xx.", valueName: "N")
         )
         var maxRedirects: Int?
@@ -164,11 +185,20 @@ extension CourierCommand {
             for p in pin where TLSPolicy.Pin(p) == nil {
                 throw ValidationError("--pin takes sha256/<base64 of 32 bytes>, not '\(p)'")
             }
-            if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
-                throw ValidationError("--cacert: cannot read '\(cacert)'")
+            if let maxTime, !(maxTime >= 0) || !maxTime.isFinite {
+                let given = maxTime.isFinite && maxTime == maxTime.rounded() && abs(maxTime) < 1e15 ? String(Int(maxTime)) : String(maxTime)
+                throw ValidationError("--max-time takes a number of seconds, 0 or more (0: no limit), not \(given)")
             }
-            if let maxTime, !(maxTime > 0) { throw ValidationError("--max-time takes a positive number of seconds") }
-            if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirs takes 0 or more") }
+            if headOnly && (!data.isEmpty || !dataBinary.isEmpty) {
+                throw ValidationError("-I sends HEAD, which has no body: give -I or -d/--data-binary, not both")
+            }
+            if remoteNames > 0 && !outputs.isEmpty {
+                throw ValidationError("give -o or -O, not both (the order between them would be lost)")
+            }
+            if remoteNames > urls.count {
+                throw ValidationError("\(remoteNames) -O options for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL")
+            }
+            if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirs takes 0 or more, not \(maxRedirects)") }
             if let method, !HTTPMethod(commandLine: method).isValidToken { throw ValidationError("-X '\(method)' is not a valid HTTP method") }
             for h in headers {
                 guard let option = HeaderOption(h) else {
@@ -205,18 +235,25 @@ extension CourierCommand {
             var ignore = sigaction()
             ignore.__sigaction_handler.sa_handler = SIG_IGN
             _ = try? SystemCall.blocking("sigaction") { sigaction(SIGXFSZ, &ignore, nil) }
+            // -s: no error text from here on (the exit status still says what happened), unless -S.
+            StandardError.silence(quiet)
+            if let cacert, let problem = FileAccess.readProblem(cacert) {
+                throw CommandFailure("courier fetch: --cacert: cannot read \(cacert): \(problem)")
+            }
             let template = try makeTemplate()
             let reportSink = try jsonReport.map(ReportSink.init)
             var configuration = HTTPClientConfiguration()
             configuration.tls = tlsPolicy()
             if insecure {
-                StandardError.write(
+                StandardError.error(
                     "courier fetch: WARNING: --insecure: server certificates and names are NOT verified; anyone on the path can read and change this traffic"
                 )
             }
             // Requests Courier makes on its own (an authoriser's token requests) say who sends them too.
             configuration.userAgent = removedHeaders.contains("user-agent") ? nil : CourierCommand.userAgent
             if let maxRedirects { configuration.maxRedirects = maxRedirects }
+            // -v: curl's connection, TLS and head lines, with or without a policy (the loader uses this client).
+            if verbose { configuration.exchangeObserver = VerboseObserver() }
             let client = HTTPClient(configuration: configuration)
             // The same limits for the data loader (with a policy or a cache), which follows redirects itself.
             var loaderConfiguration = DataLoaderService.Configuration(
@@ -238,11 +275,14 @@ extension CourierCommand {
                 let compilation = PolicyCompiler(registry: .standard).compile(file: policy)
                 guard !compilation.hasErrors, let graph = compilation.graph else {
                     let error = PolicyLoadError(path: policy, diagnostics: compilation.diagnostics)
-                    for diagnostic in error.diagnostics { StandardError.write(diagnostic.description) }
+                    // The lines `courier lint` prints, suggestions included.
+                    StandardError.write(TextFormatter().format(LintReport(files: compilation.files, diagnostics: compilation.diagnostics)))
                     StandardError.write("courier fetch: \(error); no request was sent")
                     throw ExitCode(FetchExitCode.usage)
                 }
-                if verbose { for diagnostic in compilation.diagnostics { StandardError.write(diagnostic.description) } }
+                if verbose {
+                    StandardError.write(TextFormatter().format(LintReport(files: compilation.files, diagnostics: compilation.diagnostics)))
+                }
                 var loading = loaderConfiguration
                 loading.cacheDirectory = cacheDirectory
                 let service = DataLoaderService(graph: graph, configuration: loading, client: client)
@@ -261,7 +301,7 @@ extension CourierCommand {
                 let service = DataLoaderService(graph: PolicyGraph(services: [], defaults: defaults), configuration: loading, client: client)
                 fetcher = LoaderFetcher(service: service, template: template, verbose: verbose, offline: offline)
             } else {
-                fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1, verbose: verbose)
+                fetcher = DirectFetcher(client: client, template: template, showsProgress: parallel == 1 && !silent, verbose: verbose)
             }
             let runner = FetchRunner(
                 fetcher: fetcher, parallel: parallel, destinations: try makeDestinations(), reports: reportSink
@@ -281,7 +321,7 @@ extension CourierCommand {
             } catch {
                 switch coordination.onUnavailable {
                 case .closed:
-                    StandardError.write("courier fetch: \(error.message); the policy says on-unavailable: closed, so no request was sent")
+                    StandardError.error("courier fetch: \(error.message); the policy says on-unavailable: closed, so no request was sent")
                     throw ExitCode(FetchExitCode.coordination)
                 case .local, .open:
                     StandardError.write("courier fetch: \(error.message); fetching with on-unavailable: \(coordination.onUnavailable.rawValue)")
@@ -341,6 +381,9 @@ extension CourierCommand {
             }
         }
 
+        /// `-s` without `-S`: no error messages.
+        private var quiet: Bool { silent && !showError }
+
         private var headerOptions: [HeaderOption] { headers.compactMap(HeaderOption.init) }
 
         /// The names `-H 'Name:'` removes (lower case).
@@ -361,11 +404,13 @@ extension CourierCommand {
             if body != nil, !fields.contains("content-type"), !removed.contains("content-type") {
                 fields.add(name: "Content-Type", value: FetchBody.defaultContentType)
             }
+            // -I sends HEAD (unless -X names another method, as in curl) and prints the head; 0 is no limit.
+            let standard: HTTPMethod = headOnly ? .head : body == nil ? .get : .post
             return FetchRequestTemplate(
-                method: method.map { HTTPMethod(commandLine: $0) } ?? (body == nil ? .get : .post), headers: fields, body: body,
-                maxTime: maxTime.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) }, includeHead: include,
-                failOnHTTPError: fail, decompress: !removed.contains("accept-encoding"),
-                unixSockets: urls.map { UnixSocketURL.parse($0)?.socketPath ?? unixSocket }
+                method: method.map { HTTPMethod(commandLine: $0) } ?? standard, headers: fields, body: body,
+                maxTime: maxTime.flatMap { $0 == 0 ? nil : .milliseconds(Int64(($0 * 1000).rounded(.up))) },
+                includeHead: include || headOnly, failOnHTTPError: fail, decompress: !removed.contains("accept-encoding"),
+                unixSockets: urls.map { UnixSocketURL.parse($0)?.socketPath ?? unixSocket }, headOnly: headOnly
             )
         }
 
@@ -375,6 +420,7 @@ extension CourierCommand {
         private func makeDestinations() throws -> [BodyDestination] {
             var files: [String: OutputFile] = [:]
             var paths: [String?] = []
+            let outputs = try remoteNames > 0 ? urls.prefix(remoteNames).map(RemoteName.fileName) : self.outputs
             for index in urls.indices {
                 guard index < outputs.count, outputs[index] != "-" else {
                     paths.append(nil)
@@ -382,7 +428,9 @@ extension CourierCommand {
                 }
                 let path = outputs[index]
                 if files[path] == nil {
-                    guard OutputFile.canWrite(path) else { throw ValidationError("cannot write \(path)") }
+                    if let problem = FileAccess.writeProblem(path) {
+                        throw CommandFailure("courier fetch: cannot write \(path): \(problem)")
+                    }
                     files[path] = OutputFile(path: path)
                 }
                 paths.append(path)

@@ -10,6 +10,7 @@ extension CourierCommand {
             discussion: """
                 A directory stands for every *.yaml and *.yml file below it. Each file is compiled on its own, \
                 includes followed; a problem reported through two files is printed once.
+
                 Exit status: 0 no errors (warnings allowed unless --strict); 1 errors, or warnings with \
                 --strict; 2 a usage error or a path that does not exist.
                 """
@@ -38,6 +39,9 @@ extension CourierCommand {
             }
             let output = format.formatter(workingDirectory: FileManager.default.currentDirectoryPath).format(report)
             print(output, terminator: "")
+            // Standard output is buffered and standard error is not: flushed first, the diagnostics come before the
+            // summary when both streams go to one pipe (a CI log).
+            fflush(nil)
             if format == .text { StandardError.write(report.summary) }
             let status = report.exitStatus(strict: strict)
             if status != .success { throw ExitCode(status.rawValue) }

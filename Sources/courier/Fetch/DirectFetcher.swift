@@ -10,7 +10,7 @@ struct DirectFetcher: URLFetcher {
     let template: FetchRequestTemplate
     /// Draw a progress bar on standard error (when it is a terminal) for long downloads.
     let showsProgress: Bool
-    /// `-v`: one line on standard error when each request starts and ends.
+    /// `-v`: the error of a failed request as a `*` line (the client's ``VerboseObserver`` shows the rest).
     let verbose: Bool
 
     func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
@@ -21,7 +21,6 @@ struct DirectFetcher: URLFetcher {
             timeouts: timeouts, decompress: template.decompress
         )
         request.unixSocketPath = template.unixSocket(at: index)
-        if verbose { StandardError.write("#\(index + 1) \(template.method) \(url)") }
         let start = ContinuousClock.now
         var response: StreamingResponse?
         var hasher = SHA256()
@@ -29,20 +28,18 @@ struct DirectFetcher: URLFetcher {
         do {
             let r = try await client.stream(request)
             response = r
-            if verbose, let session = r.body.metrics.tlsSession { TLSSessionDescription.write(session, index: index) }
             let failed = template.fails(r.status)
             if template.includeHead && !failed {
-                output.write(FetchRequestTemplate.head(status: r.status, reason: r.head.reason, headers: r.headers))
+                output.write(FetchRequestTemplate.head(version: r.head.version.description, status: r.status, reason: r.head.reason, headers: r.headers))
             }
             let progress = showsProgress ? ProgressBar(expectedBytes: r.headers["content-length"].flatMap { Int($0) }) : nil
             while let chunk = try await r.body.nextChunk() {
                 hasher.update(chunk)
                 bodyBytes += chunk.count
                 progress?.advance(by: chunk.count)
-                if !failed { output.write(chunk) }
+                if !failed && !template.headOnly { output.write(chunk) }
             }
             progress?.finish()
-            if verbose { StandardError.write("#\(index + 1) done: status \(r.status)") }
             var outcome = FetchOutcome(
                 report: FetchReport(
                     url: url.description, response: r, bodyBytes: bodyBytes, digest: hasher.finalize(),
@@ -56,7 +53,7 @@ struct DirectFetcher: URLFetcher {
             }
             return outcome
         } catch {
-            if verbose { StandardError.write("#\(index + 1) failed: \(error.kind): \(error.message)") }
+            if verbose { StandardError.write(VerboseObserver.prefix + "* \(error)") }
             return FetchOutcome(
                 report: FetchReport(
                     url: url.description, response: response, bodyBytes: bodyBytes, digest: nil,

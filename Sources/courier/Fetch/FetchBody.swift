@@ -1,4 +1,3 @@
-internal import ArgumentParser
 internal import CourierCore
 internal import Foundation
 
@@ -33,10 +32,13 @@ enum FetchBody {
         if path == "-" {
             // Not `FileHandle.readDataToEndOfFile()`: it stops the process when a signal interrupts its read.
             do { return try SystemCall.readToEnd(fileDescriptor: STDIN_FILENO) } catch {
-                throw ValidationError("cannot read standard input: \(error)")
+                throw CommandFailure("courier fetch: cannot read standard input: \(error)")
             }
         }
-        guard let contents = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        if let problem = FileAccess.readProblem(path) { throw CommandFailure("courier fetch: cannot read \(path): \(problem)") }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("courier fetch: cannot read \(path): \(CommandFailure.reason())")
+        }
         return Array(contents)
     }
 }

@@ -97,7 +97,8 @@ struct FetchReport: Encodable, Sendable {
         self.headers = response.headers.map { [$0.name, $0.value] }
         self.bodyBytes = response.body.count
         self.bodySHA256 = SHA256.hex(SHA256.hash(response.body))
-        self.attempts = max(1, response.attempts)
+        // 0 for an answer from the cache that sent nothing (a fresh hit).
+        self.attempts = response.attempts
         self.redirects = response.redirects
         let timeline = response.timeline
         self.timings = Timings(

@@ -23,6 +23,9 @@ struct FetchRequestTemplate: Sendable {
     /// The socket of the `index`-th URL.
     func unixSocket(at index: Int) -> String? { index < unixSockets.count ? unixSockets[index] : nil }
 
+    /// `-I`: write the head only, never a body.
+    var headOnly = false
+
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }
 
@@ -31,9 +34,10 @@ struct FetchRequestTemplate: Sendable {
     /// created, even for an empty body.
     func end(for status: Int) -> FetchOutcome.End { fails(status) || status == 304 ? .nothingToWrite : .complete }
 
-    /// The `-i` head: a status line and the header fields, CRLF-separated, with the blank line.
-    static func head(status: Int, reason: String, headers: HTTPHeaders) -> [UInt8] {
-        var text = "HTTP/1.1 \(status) \(reason)\r\n"
+    /// The `-i` head: the status line with the version the server sent (`HTTP/1.0`, `HTTP/1.1`), the header
+    /// fields, CRLF-separated, and the blank line.
+    static func head(version: String, status: Int, reason: String, headers: HTTPHeaders) -> [UInt8] {
+        var text = "\(version) \(status) \(reason)\r\n"
         for field in headers { text += "\(field.name): \(field.value)\r\n" }
         return Array((text + "\r\n").utf8)
     }

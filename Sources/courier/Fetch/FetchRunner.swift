@@ -42,7 +42,10 @@ struct FetchRunner {
                         )
                     }
                     let writer = BodyWriter(destination)
-                    var outcome = await fetcher.fetch(url, index: index, into: writer)
+                    // With several URLs, -v lines say which URL they are about.
+                    var outcome = await VerboseObserver.$prefix.withValue(urls.count > 1 ? "#\(index + 1) " : "") {
+                        await fetcher.fetch(url, index: index, into: writer)
+                    }
                     writer.finish(outcome.end)
                     outcome.keptOutput = writer.kept
                     return (index, outcome)
@@ -70,7 +73,7 @@ struct FetchRunner {
     private func write(_ outcome: FetchOutcome, to destination: BodyDestination) {
         destination.write(outcome.keptOutput)
         destination.finish(outcome.end)
-        for message in outcome.messages { StandardError.write(message) }
+        for message in outcome.messages { StandardError.error(message) }
         reports?.write(outcome.report)
     }
 }

@@ -35,13 +35,14 @@ struct LoaderFetcher: URLFetcher {
         }
         switch result {
         case .success(let response):
-            if verbose, let session = response.timeline.tlsSession { TLSSessionDescription.write(session, index: index) }
             let failed = template.fails(response.status)
             if !failed {
                 if template.includeHead {
-                    output.write(FetchRequestTemplate.head(status: response.status, reason: response.reason, headers: response.headers))
+                    output.write(FetchRequestTemplate.head(
+                        version: response.httpVersion, status: response.status, reason: response.reason, headers: response.headers
+                    ))
                 }
-                output.write(response.body)
+                if !template.headOnly { output.write(response.body) }
             }
             var outcome = FetchOutcome(
                 report: FetchReport(url: url.description, loaded: response), exitStatus: FetchExitCode.success,

@@ -28,17 +28,6 @@ final class OutputFile: Sendable {
         self.path = path
     }
 
-    /// Whether `path` can be written without creating it first: an existing regular file that is writable, or
-    /// a new name in a writable directory. Checked before any request, so a bad `-o` is a usage error.
-    static func canWrite(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            return !isDirectory.boolValue && FileManager.default.isWritableFile(atPath: path)
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        return FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent)
-    }
-
     /// Where the next byte will go, creating (emptying) the file first if no byte was written to it yet.
     func mark() -> Mark {
         state.withLock { state in
@@ -57,7 +46,7 @@ final class OutputFile: Sendable {
             do {
                 try handle.write(contentsOf: Data(bytes))
             } catch {
-                StandardError.write("courier fetch: writing \(path) failed: \(OutputFile.reason(error))")
+                StandardError.error("courier fetch: writing \(path) failed: \(OutputFile.reason(error))")
                 try? handle.close()
                 state = .failed
             }
@@ -102,7 +91,7 @@ final class OutputFile: Sendable {
     private static func create(_ path: String, _ state: inout State) {
         guard case .untouched = state else { return }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            StandardError.write("courier fetch: cannot write \(path)")
+            StandardError.error("courier fetch: cannot write \(path): \(FileAccess.writeProblem(path) ?? "it could not be created")")
             state = .failed
             return
         }

@@ -1,4 +1,3 @@
-internal import ArgumentParser
 internal import Foundation
 
 /// Where `--json-report` lines go: a file, or standard error for `-`.
@@ -9,8 +8,11 @@ final class ReportSink {
         if path == "-" {
             handle = .standardError
         } else {
+            if let problem = FileAccess.writeProblem(path) {
+                throw CommandFailure("courier fetch: cannot write the report to \(path): \(problem)")
+            }
             guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("cannot write the report to \(path)")
+                throw CommandFailure("courier fetch: cannot write the report to \(path): \(CommandFailure.reason())")
             }
             handle = h
         }

@@ -11,6 +11,6 @@ enum StandardOutputFailure {
             defer { already = true }
             return !already
         }
-        if first { StandardError.write(message) }
+        if first { StandardError.error(message) }
     }
 }
