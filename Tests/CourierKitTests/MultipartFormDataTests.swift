@@ -9,37 +9,8 @@ import Testing
 /// `multipart/form-data` bodies (RFC 7578), sent through the loader to a loopback server and read back by an
 /// independent parser (Python's `email` package), byte for byte.
 @Suite struct MultipartFormDataTests {
-    /// What Python's parser read from a body.
-    struct Parsed: Decodable {
-        struct Part: Decodable, Equatable {
-            var name: String?
-            var filename: String?
-            var content_type: String?
-            var size: Int
-            var sha256: String
-        }
-        var parts: [Part]
-        var defects: [String]
-        var multipart: Bool
-    }
-
-    static func parse(_ body: [UInt8], contentType: String) throws -> Parsed {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "courier-multipart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appending(path: "body")
-        try Data(body).write(to: file)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "Peers/multipart_parse.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(ChildProcess.python))
-        process.arguments = [script.path, contentType, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONDecoder().decode(Parsed.self, from: data)
+    static func parse(_ body: [UInt8], contentType: String) throws -> PythonMultipartParser.Parsed {
+        try PythonMultipartParser.parse(body, contentType: contentType)
     }
 
     static func sha256(_ bytes: [UInt8]) -> String {
@@ -87,9 +58,9 @@ import Testing
         let parsed = try Self.parse(request.body, contentType: contentType)
         #expect(parsed.multipart && parsed.defects.isEmpty, "\(parsed.defects)")
         #expect(parsed.parts == [
-            .init(name: "title", filename: nil, content_type: nil, size: 15, sha256: Self.sha256(Array("Holiday in Åre".utf8))),
-            .init(name: "table", filename: "we%22ird%0Aname.csv", content_type: "text/csv", size: 8, sha256: Self.sha256(Array("a,b\n1,2\n".utf8))),
-            .init(name: "photo", filename: (path as NSString).lastPathComponent, content_type: "image/jpeg", size: bytes.count, sha256: Self.sha256(bytes)),
+            PythonMultipartParser.Part(name: "title", filename: nil, content_type: nil, size: 15, sha256: Self.sha256(Array("Holiday in Åre".utf8))),
+            PythonMultipartParser.Part(name: "table", filename: "we%22ird%0Aname.csv", content_type: "text/csv", size: 8, sha256: Self.sha256(Array("a,b\n1,2\n".utf8))),
+            PythonMultipartParser.Part(name: "photo", filename: (path as NSString).lastPathComponent, content_type: "image/jpeg", size: bytes.count, sha256: Self.sha256(bytes)),
         ])
     }
 

@@ -81,6 +81,15 @@ extension CourierCommand {
         var dataBinary: [String] = []
 
         @Option(
+            name: [.customShort("F"), .customLong("form")],
+            help: ArgumentHelp(
+                "A multipart/form-data part: name=value, name=@FILE (the file, streamed; ;type=MIME and ;filename=NAME may follow) or name=<FILE (its contents as a field). Repeatable; implies POST.",
+                valueName: "part"
+            )
+        )
+        var form: [String] = []
+
+        @Option(
             name: .customShort("o"),
             help: ArgumentHelp(
                 "Write the body of the next URL to FILE ('-' for standard output). Repeatable: the i-th -o is for the i-th URL.",
@@ -214,6 +223,9 @@ extension CourierCommand {
             }
             if !data.isEmpty && !dataBinary.isEmpty {
                 throw ValidationError("give -d or --data-binary, not both (the order between them would be lost)")
+            }
+            if !form.isEmpty && (!data.isEmpty || !dataBinary.isEmpty || headOnly) {
+                throw ValidationError("-F sends a multipart form: give it without -d, --data-binary or -I")
             }
             if offline && cacheDirectory == nil { throw ValidationError("--offline answers from a cache: give --cache-dir DIR") }
             if cert == nil, key != nil || keyPassword != nil { throw ValidationError("--key and --pass go with --cert FILE") }
@@ -396,6 +408,13 @@ extension CourierCommand {
         /// configuration says `courier/VERSION`, with or without a policy).
         private func makeTemplate() throws -> FetchRequestTemplate {
             let body = data.isEmpty ? try FetchBody.binary(dataBinary) : try FetchBody.data(data)
+            let multipart = try FetchForm.make(form)
+            let formBody: RequestBodyStream?
+            do {
+                formBody = try multipart?.bodyStream()
+            } catch {
+                throw CommandFailure("courier fetch: \(error)")
+            }
             let removed = removedHeaders
             var fields = HTTPHeaders(fields: headerOptions.compactMap { option -> HTTPHeaders.Field? in
                 guard case .send(let field) = option, !removed.contains(field.name.lowercased()) else { return nil }
@@ -404,13 +423,16 @@ extension CourierCommand {
             if body != nil, !fields.contains("content-type"), !removed.contains("content-type") {
                 fields.add(name: "Content-Type", value: FetchBody.defaultContentType)
             }
+            // A form's Content-Type carries its boundary: it replaces one -H gave, as curl's -F does.
+            if let multipart { fields.replaceOrAdd(name: "Content-Type", value: multipart.contentType) }
             // -I sends HEAD (unless -X names another method, as in curl) and prints the head; 0 is no limit.
-            let standard: HTTPMethod = headOnly ? .head : body == nil ? .get : .post
+            let standard: HTTPMethod = headOnly ? .head : body == nil && multipart == nil ? .get : .post
             return FetchRequestTemplate(
                 method: method.map { HTTPMethod(commandLine: $0) } ?? standard, headers: fields, body: body,
                 maxTime: maxTime.flatMap { $0 == 0 ? nil : .milliseconds(Int64(($0 * 1000).rounded(.up))) },
                 includeHead: include || headOnly, failOnHTTPError: fail, decompress: !removed.contains("accept-encoding"),
-                unixSockets: urls.map { UnixSocketURL.parse($0)?.socketPath ?? unixSocket }, headOnly: headOnly
+                unixSockets: urls.map { UnixSocketURL.parse($0)?.socketPath ?? unixSocket }, headOnly: headOnly,
+                formBody: formBody
             )
         }
 

@@ -17,7 +17,7 @@ struct DirectFetcher: URLFetcher {
         var timeouts = TimeoutPolicy.builtIn
         if let maxTime = template.maxTime { timeouts.total = maxTime }
         var request = HTTPRequest(
-            method: template.method, url: url, headers: template.headers, body: template.body.map { .bytes($0) } ?? .none,
+            method: template.method, url: url, headers: template.headers, body: template.transportBody,
             timeouts: timeouts, decompress: template.decompress
         )
         request.unixSocketPath = template.unixSocket(at: index)

@@ -1,4 +1,6 @@
 internal import CourierCore
+internal import CourierKit
+internal import CourierTransport
 
 /// What every URL of one `courier fetch` run is sent with, and what to do with the answers.
 struct FetchRequestTemplate: Sendable {
@@ -25,6 +27,17 @@ struct FetchRequestTemplate: Sendable {
 
     /// `-I`: write the head only, never a body.
     var headOnly = false
+
+    /// `-F`: the multipart form, streamed (files read as they are sent) and made again for every attempt.
+    var formBody: RequestBodyStream?
+
+    /// The transport's body: `-d`'s bytes, or the form's stream (with `Content-Length` when its size is known).
+    var transportBody: HTTPRequest.Body {
+        if let formBody {
+            return formBody.length.map { .sizedStream(length: $0, formBody.makeStream()) } ?? .stream(formBody.makeStream())
+        }
+        return body.map { .bytes($0) } ?? .none
+    }
 
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }

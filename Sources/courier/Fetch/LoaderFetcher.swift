@@ -23,7 +23,7 @@ struct LoaderFetcher: URLFetcher {
     func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
         let request = Request(
             url: url.description, method: template.method, headers: template.headers, body: template.body,
-            timeout: template.maxTime, sourceIdentifier: "courier-fetch"
+            bodyStream: template.formBody, timeout: template.maxTime, sourceIdentifier: "courier-fetch"
         )
         let loader = self.loader
         let start = ContinuousClock.now
