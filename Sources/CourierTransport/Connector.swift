@@ -21,8 +21,8 @@ final class Connector: Sendable {
         let executor: (any TaskExecutor)?
     }
 
-    private let resolver: Resolver
-    private let loops: EventLoopGroup
+    let resolver: Resolver
+    let loops: EventLoopGroup
     /// The loops (by index) running a set-up on their own thread right now: at most one each.
     private let loopsSettingUp = Mutex<Set<Int>>([])
     /// One context per TLS policy: building one reads the trust store, and its session cache is what lets a
@@ -62,6 +62,7 @@ final class Connector: Sendable {
     /// `deadline` (the same instant all the way down to the socket's timer). The connection uses `loop` (by
     /// default the group's next).
     nonisolated(nonsending) func connect(_ key: PoolKey, deadline: Deadline, on loop: EventLoop? = nil) async throws -> (any ByteStream, Setup) {
+        if let proxy = key.proxy { return try await connect(key, through: proxy, deadline: deadline, on: loop) }
         let start = Deadline.now()
         let addresses: [SocketAddress]
         let isLiteral: Bool
@@ -103,7 +104,7 @@ final class Connector: Sendable {
     /// The context of `policy`, made on first use on a thread of its own: reading a trust store takes OpenSSL 3.0
     /// 0.1–0.4 s of CPU, which on the cooperative pool stalled every other task of the process (seen in the test
     /// suite: loader cancellations waiting seconds behind it).
-    private func context(for policy: TLSPolicy) async throws(TLSError) -> TLSContext {
+    func context(for policy: TLSPolicy) async throws(TLSError) -> TLSContext {
         if let context = contexts.withLock({ $0[policy] }) { return context }
         let made = try await ThreadOfItsOwn.run(name: "courier-tls-ctx") { () throws(TLSError) -> TLSContext in
             try TLSContext(policy: policy)

@@ -33,6 +33,8 @@ extension CourierError {
                 // The session broke after the request went out (a truncation is a close without close_notify).
                 return CourierError(.protocol, e.message, url: url, cause: e).classified(.connectionLost)
             }
+        case let e as ProxyError:
+            return CourierError(e.kind, e.description, url: url, cause: e)
         case let e as ResolveError:
             return CourierError(.resolve, "could not resolve \(e.host)", url: url, cause: e)
         case let e as ConnectionError:
