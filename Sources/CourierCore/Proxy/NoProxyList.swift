@@ -6,7 +6,8 @@ internal import Glibc
 /// - `*` alone: every host;
 /// - a host name (a leading dot and a trailing dot ignored): that host and every name under it at a dot boundary
 ///   (`example.com` matches `example.com` and `www.example.com`, never `notexample.com`), as curl 7.87 and later;
-/// - an IP address: that address exactly; with `/bits`, every address in that CIDR range (IPv4 or IPv6);
+/// - an IP address: that address exactly; with `/bits`, every address in that CIDR range (IPv4 or IPv6; `/0`
+///   is the whole address, as in curl);
 /// - any of these with `:port` (`[v6]:port` for an IPv6 address): only requests to that port.
 ///
 /// Matching is on the URL's host as written (lower case), never on an address it resolves to.
@@ -89,7 +90,8 @@ package struct NoProxyList: Hashable, Sendable, CustomStringConvertible {
         }
         if let address = addressBytes(String(text)) {
             let width = address.count * 8
-            let prefix = bits ?? width
+            // `/0` means the whole address, as in curl (Curl_cidr4_match), not "every address".
+            let prefix = bits.flatMap { $0 == 0 ? nil : $0 } ?? width
             guard prefix <= width else { return nil }
             return .network(address, bits: prefix, port: port)
         }
