@@ -122,6 +122,13 @@ public struct PolicyRule: Sendable, Hashable {
     /// `ca-file-missing`: tls.ca-file names a file that does not exist.
     package static let caFileMissing = PolicyRule(id: "ca-file-missing", severity: .error, summary: "tls.ca-file names a file that does not exist.")
 
+    // MARK: - Proxies (errors)
+
+    /// `invalid-proxy-url`: proxy.url is not [scheme://][user[:password]@]host[:port], or proxy has no url.
+    package static let invalidProxyURL = PolicyRule(id: "invalid-proxy-url", severity: .error, summary: "proxy.url is not [scheme://][user[:password]@]host[:port], or a proxy section has no url.")
+    /// `unknown-proxy-scheme`: proxy.url's scheme is not http, https, socks5 or socks5h.
+    package static let unknownProxyScheme = PolicyRule(id: "unknown-proxy-scheme", severity: .error, summary: "proxy.url's scheme is not http, https, socks5 or socks5h.")
+
     // MARK: - Coordination (errors)
 
     /// `duplicate-coordination`: A second file of the policy has a coordination section (a policy has one backend).
@@ -172,7 +179,7 @@ public struct PolicyRule: Sendable, Hashable {
         duplicateAuthoriser, invalidMaxAttempts, backoffInitialExceedsMax, unknownJitter, invalidRetryCondition,
         invalidMethod, unknownAuthoriser, unknownPlugin, unknownSetting, missingSetting, invalidSetting,
         invalidHostPattern, serviceWithoutHosts, hostClaimedTwice, invalidFallback, fallbackCycle, invalidEndpoint,
-        invalidPin, invalidTLSVersion, caFileMissing, duplicateCoordination, incompleteCoordination, invalidRedisURL,
+        invalidPin, invalidTLSVersion, caFileMissing, invalidProxyURL, unknownProxyScheme, duplicateCoordination, incompleteCoordination, invalidRedisURL,
         invalidTokenKey, fleetScopeWithoutCoordination, sharedTokensWithoutCoordination, sharedTokensWithoutTokenKey,
         sharedTokensUnsupported,
         credentialsOverHTTP, secretLiteral, nonIdempotentRetry, unboundedBackoff, unreachableRule, unusedAuthoriser,

@@ -43,6 +43,8 @@ public struct Route: Sendable {
     public var timeouts: TimeoutPolicy { entry.timeouts }
     public var authoriser: AuthoriserInstance? { entry.authoriser }
     public var tls: TLSPolicy { entry.tls }
+    /// The policy's `proxy:` for this route (the service's, else the defaults'); nil when it names none.
+    package var proxy: ProxyPolicy? { entry.proxy }
     public var cache: CachePolicy? { entry.cache }
     /// Whether the service has cache rules (``cache`` is not nil), without copying them.
     package var hasCachePolicy: Bool { entry.hasCachePolicy }
@@ -60,6 +62,7 @@ final class RouteEntry: Sendable {
     let timeouts: TimeoutPolicy
     let authoriser: AuthoriserInstance?
     let tls: TLSPolicy
+    let proxy: ProxyPolicy?
     let cache: CachePolicy?
     let hasCachePolicy: Bool
     let propagatesTraceContext: Bool
@@ -79,6 +82,7 @@ final class RouteEntry: Sendable {
         self.timeouts = service.timeouts
         self.authoriser = authoriser
         self.tls = service.tls
+        self.proxy = service.proxy
         self.cache = service.cache
         self.hasCachePolicy = service.cache != nil
         self.propagatesTraceContext = service.propagatesTraceContext
@@ -96,6 +100,7 @@ final class RouteEntry: Sendable {
         self.timeouts = defaults.timeouts
         self.authoriser = nil
         self.tls = .builtIn
+        self.proxy = defaults.proxy
         self.cache = nil
         self.hasCachePolicy = false
         self.propagatesTraceContext = false

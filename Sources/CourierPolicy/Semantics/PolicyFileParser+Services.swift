@@ -80,6 +80,7 @@ extension PolicyFileParser {
                     }
                 }
             case "tls": parseTLS(value, into: &layer)
+            case "proxy": parseProxy(value, into: &layer)
             case "cache": parseCache(value, into: &layer)
             case "propagate-trace-context":
                 if let b = boolean(value, key: key) { layer.set(key, .bool(b), at: at) }

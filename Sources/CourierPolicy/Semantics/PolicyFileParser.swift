@@ -102,6 +102,7 @@ struct PolicyFileParser {
             case "timeouts": parseTimeouts(value, into: &layer)
             case "retry": parseRetry(value, into: &layer)
             case "rate-limit": parseRateLimit(value, into: &layer)
+            case "proxy": parseProxy(value, into: &layer)
             case "propagate-trace-context":
                 if let b = boolean(value, key: key) { layer.set(key, .bool(b), at: location(value)) }
             default: unhandled(key, keyNode)

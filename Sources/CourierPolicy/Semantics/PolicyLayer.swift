@@ -27,6 +27,8 @@ struct PolicyLayer: Sendable {
         case tlsVersion(TLSPolicy.Version)
         case scheme(ServicePolicy.Scheme)
         case size(Int64)
+        /// `proxy:`, one leaf: a service's replaces the defaults' whole.
+        case proxy(ProxyPolicy)
         /// A switchable section is present (its mapping form).
         case on
         /// A switchable section is switched off.
