@@ -16,10 +16,11 @@ struct DirectFetcher: URLFetcher {
     func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
         var timeouts = TimeoutPolicy.builtIn
         if let maxTime = template.maxTime { timeouts.total = maxTime }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: template.method, url: url, headers: template.headers, body: template.body.map { .bytes($0) } ?? .none,
             timeouts: timeouts, decompress: template.decompress
         )
+        request.proxySelection = template.proxySelection
         if verbose { StandardError.write("#\(index + 1) \(template.method) \(url)") }
         let start = ContinuousClock.now
         var response: StreamingResponse?

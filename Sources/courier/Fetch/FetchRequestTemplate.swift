@@ -16,6 +16,9 @@ struct FetchRequestTemplate: Sendable {
     var failOnHTTPError: Bool
     /// Whether to send `Accept-Encoding` and decode (off after `-H 'Accept-Encoding:'`; without `--policy` only).
     var decompress = true
+    /// Which proxy each request (and each redirect hop) goes through without `--policy`: `-x`, `--noproxy`, the
+    /// environment.
+    var proxySelection: ProxySelection?
 
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }
