@@ -11,7 +11,7 @@ public struct ProxyServer: Hashable, Sendable, CustomStringConvertible {
         public var defaultPort: Int { self == .https ? 443 : 1080 }
 
         /// Whether this is a SOCKS proxy (a tunnel for every request) rather than an HTTP proxy.
-        public var isSOCKS: Bool { self == .socks5 || self == .socks5h }
+        package var isSOCKS: Bool { self == .socks5 || self == .socks5h }
     }
 
     public var scheme: Scheme
@@ -90,9 +90,6 @@ public struct ProxyServer: Hashable, Sendable, CustomStringConvertible {
         let user = username.map { "\($0)@" } ?? ""
         return "\(scheme.rawValue)://\(user)\(HostAddress.label(host: host, port: port))"
     }
-
-    /// `host:port` (an IPv6 literal bracketed): how errors name the proxy.
-    public var label: String { HostAddress.label(host: host, port: port) }
 
     private static func percentDecoded(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
