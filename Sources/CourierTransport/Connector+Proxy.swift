@@ -36,18 +36,33 @@ extension Connector {
         }
         let connected = Deadline.now()
         var setup = Setup(dns: resolved - start, connect: connected - resolved, tls: nil)
-        var stream: any ByteStream = tcp
+        guard proxy.scheme == .https else {
+            return try await tunnel(over: tcp, to: key, proxy: proxy, deadline: deadline, setup: &setup, failure: failure)
+        }
+        // An https:// proxy: TLS to it, verified against its own name and CA file, then everything inside that.
+        let proxyTLS: TLSStream<TCPConnection>
         do {
-            if proxy.scheme == .https {
-                let engine = try TLSEngine(
-                    context: try await context(for: TLSPolicy(caFile: proxy.caFile)), serverName: proxy.host, port: proxy.port
-                )
-                do {
-                    stream = try await TLSStream.handshake(over: tcp, engine: engine, deadline: deadline, tracker: liveTLSStreams)
-                } catch let error as TLSError {
-                    throw failure(.tls(error.message))
-                }
-            }
+            let engine = try TLSEngine(
+                context: try await context(for: TLSPolicy(caFile: proxy.caFile)), serverName: proxy.host, port: proxy.port
+            )
+            proxyTLS = try await TLSStream.handshake(over: tcp, engine: engine, deadline: deadline, tracker: liveTLSStreams)
+        } catch let error as TLSError {
+            tcp.close()
+            throw failure(.tls(error.message))
+        } catch {
+            tcp.close()
+            throw error
+        }
+        return try await tunnel(over: proxyTLS, to: key, proxy: proxy, deadline: deadline, setup: &setup, failure: failure)
+    }
+
+    /// Opens the tunnel over the connection to the proxy when the request needs one (SOCKS, or https through an
+    /// HTTP proxy), then TLS to the origin inside it for https. On failure the connection is closed.
+    nonisolated(nonsending) private func tunnel<Transport: TLSTransport & ByteStream>(
+        over stream: Transport, to key: PoolKey, proxy: ProxyServer, deadline: Deadline, setup: inout Setup,
+        failure: (ProxyError.Reason) -> ProxyError
+    ) async throws -> (any ByteStream, Setup) {
+        do {
             if proxy.scheme.isSOCKS {
                 try await openSOCKS5Tunnel(on: stream, to: key, proxy: proxy, deadline: deadline, failure: failure)
             } else if key.tls != nil {
@@ -58,20 +73,16 @@ extension Connector {
             throw error
         }
         guard let policy = key.tls else { return (stream, setup) }
-        guard let tunnel = stream as? TCPConnection else {
-            stream.close()
-            throw failure(.tls("TLS to the origin inside TLS to the proxy is not supported yet"))
-        }
         let tunnelled = Deadline.now()
         let engine: TLSEngine
         do {
             engine = try TLSEngine(context: try await context(for: policy), serverName: key.host, port: key.port)
         } catch {
-            tunnel.close()
+            stream.close()
             throw error
         }
         do {
-            let origin = try await TLSStream.handshake(over: tunnel, engine: engine, deadline: deadline, tracker: liveTLSStreams)
+            let origin = try await TLSStream.handshake(over: stream, engine: engine, deadline: deadline, tracker: liveTLSStreams)
             setup.tls = Deadline.now() - tunnelled
             return (origin, setup)
         } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {

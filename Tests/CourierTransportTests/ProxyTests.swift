@@ -162,4 +162,31 @@ struct ProxyTests {
         _ = try await client.execute(HTTPRequest(url: try #require(HTTPURL(origin.url("/bytes/1"))), timeouts: Self.timeouts))
         #expect(client.openConnectionCount == 3)
     }
+
+    @Test func anHTTPSProxyCarriesTLSInsideTLSVerifiedAtBothHops() async throws {
+        let squid = try await SquidProxy.start(username: "alice", password: "s3cret")
+        let front = try await TLSFront.start(target: squid.port)
+        let origin = try await PythonPeer.start(tls: TLSPeerOptions())
+        let plain = try await PythonPeer.start()
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        var proxy = try ProxyServer.parse("https://alice:s3cret@localhost:\(front.port)")
+        proxy.caFile = TestPKI.shared.rootCA
+        for url in [origin.localhostURL("/echo"), origin.localhostURL("/echo"), plain.url("/echo")] {
+            var request = try Self.request(url, proxy: "http://unused")
+            request.proxy = proxy
+            let response = try await client.execute(request)
+            #expect(response.status == 200)
+            #expect(try Self.originSaw(response)["proxy-authorization"] == nil)
+        }
+        let log = await squid.accessLog(atLeast: 1)
+        #expect(log.contains("GET \(plain.url("/echo")) 200 alice [Basic YWxpY2U6czNjcmV0] [-]"))
+        // The proxy's own certificate is verified: the system store does not trust the test CA.
+        proxy.caFile = nil
+        var untrusted = try Self.request(origin.localhostURL("/echo"), proxy: "http://unused")
+        untrusted.proxy = proxy
+        let error = try #require(await Self.failure(client, untrusted))
+        #expect(error.kind == .tlsHandshake)
+        #expect(error.message.contains("the proxy https://alice@localhost:\(front.port)"))
+    }
 }
