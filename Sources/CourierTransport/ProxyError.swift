@@ -41,6 +41,17 @@ struct ProxyError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the proxy says it could not reach the origin (a `CONNECT` answered 502, 503 or 504; SOCKS5's
+    /// network or host unreachable, or connection refused): the loader then tries the route's next fallback,
+    /// through the same proxy.
+    var originUnreachable: Bool {
+        switch reason {
+        case .tunnelRefused(let status, _): return [502, 503, 504].contains(status)
+        case .socksRefused(let code): return [3, 4, 5].contains(code)
+        default: return false
+        }
+    }
+
     var description: String {
         switch reason {
         case .unresolved:
