@@ -74,20 +74,9 @@ extension Connector {
         }
         guard let policy = key.tls else { return (stream, setup) }
         let tunnelled = Deadline.now()
-        let engine: TLSEngine
-        do {
-            engine = try TLSEngine(context: try await context(for: policy), serverName: key.host, port: key.port)
-        } catch {
-            stream.close()
-            throw error
-        }
-        do {
-            let origin = try await TLSStream.handshake(over: stream, engine: engine, deadline: deadline, tracker: liveTLSStreams)
-            setup.tls = Deadline.now() - tunnelled
-            return (origin, setup)
-        } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {
-            throw CourierError(.timeout, "the TLS handshake with \(key.host) did not finish within the connect timeout", cause: error)
-        }
+        let origin = try await originTLS(over: stream, key: key, policy: policy, deadline: deadline)
+        setup.tls = Deadline.now() - tunnelled
+        return (origin, setup)
     }
 
     /// Sends the `CONNECT` and reads the proxy's answer.

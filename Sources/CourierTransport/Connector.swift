@@ -85,17 +85,25 @@ final class Connector: Sendable {
             tcp.close()
             throw CourierError(.timeout, "connecting to \(key.connectHost) used the whole connect timeout before TLS")
         }
+        let stream = try await originTLS(over: tcp, key: key, policy: policy, deadline: deadline)
+        setup.tls = Deadline.now() - connected
+        return (stream, setup)
+    }
+
+    /// TLS to the origin over `transport` (the socket, or a proxy's tunnel) with the origin's SNI, verification and
+    /// pins, by `deadline`. On failure `transport` is closed.
+    nonisolated(nonsending) func originTLS<Transport: TLSTransport>(
+        over transport: Transport, key: PoolKey, policy: TLSPolicy, deadline: Deadline
+    ) async throws -> TLSStream<Transport> {
         let engine: TLSEngine
         do {
             engine = try TLSEngine(context: try await context(for: policy), serverName: key.host, port: key.port)
         } catch {
-            tcp.close()
+            transport.close()
             throw error
         }
         do {
-            let stream = try await TLSStream.handshake(over: tcp, engine: engine, deadline: deadline, tracker: liveTLSStreams)
-            setup.tls = Deadline.now() - connected
-            return (stream, setup)
+            return try await TLSStream.handshake(over: transport, engine: engine, deadline: deadline, tracker: liveTLSStreams)
         } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {
             throw CourierError(.timeout, "the TLS handshake with \(key.host) did not finish within the connect timeout", cause: error)
         }

@@ -34,8 +34,7 @@ public final class SquidProxy: @unchecked Sendable {
             let helper = directory + "/auth.py"
             let script = """
                 #!\(python)
-                import sys
-                for line in sys.stdin:
+                for line in __import__("sys").stdin:
                     print("OK" if line.rstrip("\\n") == \(pythonLiteral(username + " " + password)) else "ERR", flush=True)
 
                 """

@@ -22,16 +22,7 @@ public final class TLSFront: @unchecked Sendable {
             python, [script.path, "--chain", pki.chain("good"), "--key", pki.key("good"), "--target", String(target)],
             stdin: .pipe, stdout: .pipe
         )
-        var transcript = ""
-        let line = try PipeReader.firstLine(
-            startingWith: "PORT ", in: process.standardOutput!, before: .now + .seconds(10), transcript: &transcript
-        )
-        guard let port = line.flatMap({ Int($0.dropFirst(5)) }) else {
-            process.closeStandardInput()
-            process.send(SIGTERM)
-            throw ProxyPeerError.didNotStart("tls_front.py: \(transcript)")
-        }
-        self.port = port
+        port = try process.printedPort { ProxyPeerError.didNotStart("tls_front.py: \($0)") }
     }
 
     deinit {

@@ -73,7 +73,7 @@ public struct ProxyServer: Hashable, Sendable, CustomStringConvertible {
             let userinfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
             let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let user = percentDecoded(parts[0]), let pass = parts.count > 1 ? percentDecoded(parts[1]) : "" else {
+            guard let user = parts[0].percentDecoded, let pass = parts.count > 1 ? parts[1].percentDecoded : "" else {
                 throw .badURL("bad percent-encoding in the credentials")
             }
             username = user
@@ -89,28 +89,5 @@ public struct ProxyServer: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let user = username.map { "\($0)@" } ?? ""
         return "\(scheme.rawValue)://\(user)\(HostAddress.label(host: host, port: port))"
-    }
-
-    private static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8.makeIterator()
-        while let byte = utf8.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -72,17 +72,7 @@ extension PolicyFileParser {
                     noProxy = NoProxyList(entries)
                 }
             case "ca-file":
-                guard let (text, _) = scalar(value), !isNull(value), !text.isEmpty else {
-                    report(.wrongType, "proxy.ca-file must be a file path", at: value)
-                    continue
-                }
-                let absolute = PolicyFileSystem.absolute(PolicyFileSystem.resolve(text, from: self.path))
-                if SystemCall.isRegularFile(absolute) {
-                    caFile = absolute
-                } else {
-                    report(.caFileMissing, "proxy.ca-file '\(text.abbreviated)' does not exist (looked for \(absolute.abbreviated(to: 1024)))", at: value,
-                           suggestion: "the path is relative to the file that says it")
-                }
+                caFile = self.caFile(value, key: path)
             default: unhandled(key, keyNode)
             }
         }
