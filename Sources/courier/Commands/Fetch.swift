@@ -206,6 +206,8 @@ extension CourierCommand {
             loaderConfiguration.maxBodyBytes = configuration.maxBodyBytes
             loaderConfiguration.proxy = proxyOptions.server
             loaderConfiguration.noProxy = proxyOptions.noproxy
+            // `-x ""` with a loader: the environment's proxies are off (a policy's `proxy:` still applies).
+            if proxyOptions.proxy?.isEmpty == true { loaderConfiguration.usesEnvironmentProxies = false }
             defer { client.shutdown() }
             if let cacheDirectory {
                 // Created with its parents: a cache commonly lives deep under ~/.cache. A failure shows in -v and the report.

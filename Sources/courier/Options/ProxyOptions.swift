@@ -7,7 +7,7 @@ struct ProxyOptions: ParsableArguments {
     @Option(
         name: [.customShort("x"), .customLong("proxy")],
         help: ArgumentHelp(
-            "Go through this proxy: [http|https|socks5|socks5h://][user:password@]host[:port] (port 1080 by default, 443 for https://). Wins over the policy's proxy: and https_proxy/http_proxy/all_proxy; \"\" goes direct.",
+            "Go through this proxy: [http|https|socks5|socks5h://][user:password@]host[:port] (port 1080 by default, 443 for https://). Wins over the policy's proxy: and https_proxy/http_proxy/all_proxy; \"\" ignores the environment's (and without --policy goes direct).",
             valueName: "url"
         )
     )
