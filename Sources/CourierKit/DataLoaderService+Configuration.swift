@@ -56,6 +56,16 @@ extension DataLoaderService {
         /// `InstrumentationContext`. Courier never bootstraps the global logging, metrics or instrumentation
         /// systems: what they would give is set here (docs/observability.md).
         public var tracer: any Tracer = NoOpTracer()
+        /// A proxy every load goes through, over the policy's `proxy:` and the environment (curl's `-x`); nil:
+        /// the policy decides, then the environment. Loads never fall back to a direct connection when it fails.
+        public var proxy: ProxyServer?
+        /// Hosts reached directly whatever proxy applies (curl's `--noproxy`; it replaces the environment's
+        /// `no_proxy`): a comma-separated list of names (and the names under them), addresses, CIDR ranges,
+        /// `host:port`, or `*`.
+        public var noProxy: String?
+        /// Whether ``environment``'s `https_proxy`, `http_proxy`, `all_proxy` and `no_proxy` apply to routes whose
+        /// policy names no proxy (curl's rules: upper-case `HTTP_PROXY` is never read). True by default.
+        public var usesEnvironmentProxies = true
 
         /// The defaults, sending `userAgent`.
         public init(userAgent: String) {

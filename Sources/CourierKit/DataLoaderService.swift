@@ -70,6 +70,13 @@ public final class DataLoaderService: Sendable {
     /// The link to the policy's coordination backend (nil: the policy the service started with has no
     /// `coordination` section).
     let fleet: FleetLink?
+    /// The explicit proxy and the environment's (``Configuration/proxy``, ``Configuration/usesEnvironmentProxies``);
+    /// a route's policy fills in the rest (DataLoaderService+Proxy.swift).
+    let proxies: ProxySelection
+    /// Whether any source may name a proxy outside the policy: when not, a route without `proxy:` asks nothing.
+    let mayProxyOutsidePolicy: Bool
+    /// The policy's `proxy:` settings with their secrets resolved, each once.
+    let resolvedProxies = Mutex<[ProxyPolicy: ProxySelection.Choice]>([:])
 
     /// Makes a service from a compiled graph.
     ///
@@ -101,6 +108,7 @@ public final class DataLoaderService: Sendable {
                 metricsFactory: configuration.metricsFactory
             )
         }
+        (self.proxies, self.mayProxyOutsidePolicy) = DataLoaderService.proxySelection(configuration)
         let unclaimed = configuration.cachingUnclaimedHosts
         self.unclaimedCache = unclaimed
         self.httpCache = configuration.cacheDirectory.map { directory in

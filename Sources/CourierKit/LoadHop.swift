@@ -412,6 +412,13 @@ struct LoadHop: ~Copyable {
             service.isCoolingDown($0, now: .now())
         }
         for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
+        // The proxy (explicit, the route's policy, the environment); a fallback host is the origin its tunnel names.
+        let proxy: ProxyServer?
+        do {
+            proxy = try service.proxyDecision(for: url, route: route)?.proxy
+        } catch {
+            return .failure(error)
+        }
         // The selection always holds at least the URL's own host; `last` is set before the loop can end.
         var last: CourierError?
         for target in selection.candidates {
@@ -427,6 +434,7 @@ struct LoadHop: ~Copyable {
                 timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
             )
             execution.trace.decorate(&outgoing, route: route)
+            outgoing.proxy = proxy
             // Only an https URL's connection is keyed and built with TLS settings.
             if route.serviceName != nil {
                 if url.scheme == "https" {

@@ -128,6 +128,13 @@ public struct PolicyRule: Sendable, Hashable {
     /// `invalid-connect-to`: A service's connect-to is not unix: followed by a socket path.
     package static let invalidConnectTo = PolicyRule(id: "invalid-connect-to", severity: .error, summary: "A service's connect-to is not unix: followed by a socket path.")
 
+    // MARK: - Proxies (errors)
+
+    /// `invalid-proxy-url`: proxy.url is not [scheme://][user[:password]@]host[:port], or proxy has no url.
+    package static let invalidProxyURL = PolicyRule(id: "invalid-proxy-url", severity: .error, summary: "proxy.url is not [scheme://][user[:password]@]host[:port], or a proxy section has no url.")
+    /// `unknown-proxy-scheme`: proxy.url's scheme is not http, https, socks5 or socks5h.
+    package static let unknownProxyScheme = PolicyRule(id: "unknown-proxy-scheme", severity: .error, summary: "proxy.url's scheme is not http, https, socks5 or socks5h.")
+
     // MARK: - Coordination (errors)
 
     /// `duplicate-coordination`: A second file of the policy has a coordination section (a policy has one backend).
@@ -181,7 +188,7 @@ public struct PolicyRule: Sendable, Hashable {
         invalidMethod, unknownAuthoriser, unknownPlugin, unknownSetting, missingSetting, invalidSetting,
         invalidHostPattern, serviceWithoutHosts, hostClaimedTwice, invalidFallback, fallbackCycle, invalidEndpoint,
         invalidPin, invalidTLSVersion, caFileMissing, clientCertificateMissing, clientKeyWithoutCertificate, invalidConnectTo,
-        duplicateCoordination, incompleteCoordination, invalidRedisURL,
+        invalidProxyURL, unknownProxyScheme, duplicateCoordination, incompleteCoordination, invalidRedisURL,
         invalidTokenKey, fleetScopeWithoutCoordination, sharedTokensWithoutCoordination, sharedTokensWithoutTokenKey,
         sharedTokensUnsupported,
         credentialsOverHTTP, secretLiteral, nonIdempotentRetry, unboundedBackoff, unreachableRule, unusedAuthoriser,

@@ -44,7 +44,7 @@ package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
             let userinfo = text[authority..<at]
             guard let colon = userinfo.firstIndex(of: ":") else { throw invalid("names a user without a password") }
             let user = userinfo[..<colon]
-            guard let decodedUser = Self.percentDecoded(user), let decodedPassword = Self.percentDecoded(userinfo[userinfo.index(after: colon)...]) else {
+            guard let decodedUser = user.percentDecoded, let decodedPassword = userinfo[userinfo.index(after: colon)...].percentDecoded else {
                 throw invalid("has a bad percent-escape in its user or password")
             }
             username = user.isEmpty ? nil : decodedUser
@@ -79,21 +79,5 @@ package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     private static func redacted(_ text: String) -> String {
         guard let (authority, at) = userinfoRange(text) else { return text }
         return String(text[..<authority]) + "***" + String(text[at...])
-    }
-
-    private static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next(), let low = iterator.next() else { return nil }
-            let pair = String(decoding: [high, low], as: UTF8.self)
-            guard pair.allSatisfy(\.isHexDigit), let value = UInt8(pair, radix: 16) else { return nil }
-            bytes.append(value)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -21,8 +21,8 @@ final class Connector: Sendable {
         let executor: (any TaskExecutor)?
     }
 
-    private let resolver: Resolver
-    private let loops: EventLoopGroup
+    let resolver: Resolver
+    let loops: EventLoopGroup
     /// The loops (by index) running a set-up on their own thread right now: at most one each.
     private let loopsSettingUp = Mutex<Set<Int>>([])
     /// One context per TLS policy: building one reads the trust store, and its session cache is what lets a
@@ -68,6 +68,9 @@ final class Connector: Sendable {
         if let policy = key.tls { tlsContext = try await context(for: policy) }
         if let path = key.unixSocketPath {
             return try await connect(key, unixSocket: path, tlsContext: tlsContext, deadline: deadline, on: loop ?? loops.next())
+        }
+        if let proxy = key.proxy {
+            return try await connect(key, through: proxy, tlsContext: tlsContext, deadline: deadline, on: loop)
         }
         let start = Deadline.now()
         let addresses: [SocketAddress]
@@ -117,17 +120,25 @@ final class Connector: Sendable {
             tcp.close()
             throw CourierError(.timeout, "connecting to \(key.connectHost) used the whole connect timeout before TLS")
         }
+        let stream = try await originTLS(over: tcp, key: key, context: tlsContext, deadline: deadline)
+        setup.tls = Deadline.now() - connected
+        return (stream, setup)
+    }
+
+    /// TLS to the origin over `transport` (the socket, or a proxy's tunnel) with the origin's SNI, verification and
+    /// pins (`context`, the key's TLS policy's), by `deadline`. On failure `transport` is closed.
+    nonisolated(nonsending) func originTLS<Transport: TLSTransport>(
+        over transport: Transport, key: PoolKey, context: TLSContext, deadline: Deadline
+    ) async throws -> TLSStream<Transport> {
         let engine: TLSEngine
         do {
-            engine = try TLSEngine(context: tlsContext, serverName: key.host, port: key.port)
+            engine = try TLSEngine(context: context, serverName: key.host, port: key.port)
         } catch {
-            tcp.close()
+            transport.close()
             throw error
         }
         do {
-            let stream = try await TLSStream.handshake(over: tcp, engine: engine, deadline: deadline, tracker: liveTLSStreams)
-            setup.tls = Deadline.now() - connected
-            return (stream, setup)
+            return try await TLSStream.handshake(over: transport, engine: engine, deadline: deadline, tracker: liveTLSStreams)
         } catch let error as ConnectionError where error.kind == .readTimeout || error.kind == .writeTimeout {
             throw CourierError(.timeout, "the TLS handshake with \(key.host) did not finish within the connect timeout", cause: error)
         }
@@ -136,7 +147,7 @@ final class Connector: Sendable {
     /// The context of `policy`, made on first use on a thread of its own: reading a trust store takes OpenSSL 3.0
     /// 0.1–0.4 s of CPU, which on the cooperative pool stalled every other task of the process (seen in the test
     /// suite: loader cancellations waiting seconds behind it).
-    private func context(for policy: TLSPolicy) async throws(TLSError) -> TLSContext {
+    func context(for policy: TLSPolicy) async throws(TLSError) -> TLSContext {
         if let context = contexts.withLock({ $0[policy] }) { return context }
         let made = try await ThreadOfItsOwn.run(name: "courier-tls-ctx") { () throws(TLSError) -> TLSContext in
             try TLSContext(policy: policy)

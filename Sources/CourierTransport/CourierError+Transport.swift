@@ -34,6 +34,10 @@ extension CourierError {
                 // The session broke after the request went out (a truncation is a close without close_notify).
                 return CourierError(.protocol, e.message, url: url, cause: e).classified(.connectionLost)
             }
+        case let e as ProxyError:
+            let error = CourierError(e.kind, e.description, url: url, cause: e)
+            // The proxy could not reach the origin it was asked for: a fallback may be reachable through it.
+            return e.originUnreachable ? error.classified(.connectError, unreachable: true) : error
         case let e as ResolveError:
             return CourierError(.resolve, "could not resolve \(e.host)", url: url, cause: e)
         case let e as ConnectionError:

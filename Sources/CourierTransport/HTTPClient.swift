@@ -279,7 +279,7 @@ public final class HTTPClient: Sendable {
         _ request: HTTPRequest, timeouts: TimeoutPolicy, deadline: Deadline,
         start: Deadline, metrics: inout RequestMetrics
     ) async throws -> (HTTP1Connection, HTTPResponseHead) {
-        let (key, head) = prepare(request)
+        let (key, head) = try prepare(request)
         metrics.attempts = 0
         for attemptNumber in 1...2 {
             metrics.attempts = attemptNumber
@@ -310,15 +310,20 @@ public final class HTTPClient: Sendable {
 
     /// The pool key and the request head (with the default headers added) of a request.
     @inline(never)
-    private func prepare(_ request: HTTPRequest) -> (PoolKey, HTTPRequestHead) {
+    private func prepare(_ request: HTTPRequest) throws(CourierError) -> (PoolKey, HTTPRequestHead) {
+        // A request over a Unix domain socket goes to its socket, never through a proxy (as curl's --unix-socket).
+        let proxy = request.unixSocketPath != nil ? nil
+            : try request.proxySelection.map { s throws(CourierError) in try s.decide(for: request.url).proxy } ?? request.proxy
         let key = PoolKey(
             scheme: request.url.scheme, host: request.url.host, port: request.url.port,
             connectHost: request.connectTo?.host ?? request.url.host,
             connectPort: request.connectTo?.port ?? request.url.port,
             tls: request.url.scheme == "https" ? request.tls ?? request.tlsOverlay?.overlaid(on: configuration.tls) ?? configuration.tls : nil,
-            unixSocketPath: request.unixSocketPath
+            unixSocketPath: request.unixSocketPath,
+            proxy: proxy
         )
         var head = HTTPRequestHead(method: request.method, url: request.url, headers: request.headers)
+        if let proxy, key.tls == nil, !proxy.scheme.isSOCKS { head.forwardProxy(proxy, key: key) }
         let encoding = request.decompress && !head.headers.contains("accept-encoding") ? ContentCoding.acceptEncoding : nil
         // The one place User-Agent is added: the request's own agent (the loader's), else the client's.
         var agent = request.userAgent ?? configuration.userAgent

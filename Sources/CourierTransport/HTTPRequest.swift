@@ -54,6 +54,13 @@ public struct HTTPRequest: Sendable {
     /// Settings a route adds to the client's (``TLSPolicy/overlaid(on:)``: never weaker than them) when ``tls`` is
     /// nil: the data loader's, whose routes name their own.
     package var tlsOverlay: TLSPolicy?
+    /// The proxy to go through (nil: connect directly): plain http is sent to an HTTP proxy in absolute form with
+    /// its `Proxy-Authorization`, https goes through a `CONNECT` tunnel (or SOCKS5) with TLS to the origin inside.
+    /// Kept across redirects. (The data loader sets it per hop from its ``ProxySelection``.)
+    public var proxy: ProxyServer?
+    /// When set, decides the proxy of every hop by its URL (explicit, environment and `no_proxy`, as curl does)
+    /// instead of ``proxy``: `courier fetch` without a policy.
+    package var proxySelection: ProxySelection?
 
     public init(
         method: HTTPMethod = .get,

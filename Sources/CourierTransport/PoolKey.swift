@@ -2,7 +2,8 @@ internal import CourierCore
 
 /// Connections are shared by requests with the same pool key: the origin (scheme, host, port), where the socket
 /// actually connects to (differs from the origin for a fallback address), and for https the TLS settings, so
-/// that two services with different pins or CAs never share a connection.
+/// that two services with different pins or CAs never share a connection; and the proxy a connection goes
+/// through (nil: direct), so that a tunnel is reused for its own origin only.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let scheme: String
     let host: String
@@ -13,13 +14,15 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let tls: TLSPolicy?
     /// The Unix domain socket the connection is made to instead of `connectHost:connectPort`; nil for TCP.
     let unixSocketPath: String?
+    /// The proxy the connection goes through; nil for a direct one.
+    let proxy: ProxyServer?
     /// Hashed once: the pool looks a key up several times per request, and hashing three strings each time
     /// showed in profiles.
     private let hash: Int
 
     init(
         scheme: String, host: String, port: Int, connectHost: String, connectPort: Int, tls: TLSPolicy? = nil,
-        unixSocketPath: String? = nil
+        unixSocketPath: String? = nil, proxy: ProxyServer? = nil
     ) {
         self.scheme = scheme
         self.host = host
@@ -28,6 +31,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         self.connectPort = connectPort
         self.tls = tls
         self.unixSocketPath = unixSocketPath
+        self.proxy = proxy
         var hasher = Hasher()
         hasher.combine(scheme)
         hasher.combine(host)
@@ -36,6 +40,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(connectPort)
         hasher.combine(tls)
         hasher.combine(unixSocketPath)
+        hasher.combine(proxy)
         self.hash = hasher.finalize()
     }
 
@@ -43,6 +48,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         a.hash == b.hash && a.port == b.port && a.connectPort == b.connectPort && a.host == b.host
             && a.connectHost == b.connectHost && a.scheme == b.scheme && a.tls == b.tls
             && a.unixSocketPath == b.unixSocketPath
+            && a.proxy == b.proxy
     }
 
     func hash(into hasher: inout Hasher) {
@@ -52,6 +58,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     var description: String {
         let origin = "\(scheme)://\(host):\(port)"
         if let unixSocketPath { return "\(origin) via unix:\(unixSocketPath)" }
-        return connectHost == host && connectPort == port ? origin : "\(origin) via \(connectHost):\(connectPort)"
+        let direct = connectHost == host && connectPort == port ? origin : "\(origin) via \(connectHost):\(connectPort)"
+        return proxy.map { "\(direct) through \($0)" } ?? direct
     }
 }

@@ -3,14 +3,15 @@ internal import CourierPosix
 internal import CourierTLS
 internal import Synchronization
 
-/// A TLS session over a ``TCPConnection``: a ``TLSEngine`` (OpenSSL over memory BIOs) whose ciphertext this
-/// stream moves to and from the socket. The socket's own reads and writes do the waiting (non-blocking, parked on
+/// A TLS session over a ``TCPConnection`` (or over another TLS session: TLS to the origin inside TLS to an
+/// `https://` proxy, ``TLSTransport``): a ``TLSEngine`` (OpenSSL over memory BIOs) whose ciphertext this stream
+/// moves to and from the socket. The socket's own reads and writes do the waiting (non-blocking, parked on
 /// the event loop, with their timeouts and cancellation), so the TLS layer adds no thread and no second timer.
 ///
 /// Like ``TCPConnection``, one read and one write may run at once; any error closes the stream. Should a read
 /// produce ciphertext of its own (a TLS 1.3 key update) while a write is sending, the writer sends it after its
 /// own bytes.
-final class TLSStream: ByteStream, Sendable {
+final class TLSStream<Transport: TLSTransport>: ByteStream, TLSTransport, Sendable {
     private struct State: ~Copyable {
         let engine: TLSEngine
         /// A task is writing ciphertext to the socket; whoever holds this sends whatever output is left before
@@ -19,11 +20,11 @@ final class TLSStream: ByteStream, Sendable {
         var closed = false
     }
 
-    private let tcp: TCPConnection
+    private let tcp: Transport
     private let state: Mutex<State>
     let tlsInfo: TLSSessionInfo?
-    /// The TCP peer under the session.
-    var peerAddress: String? { tcp.remoteAddress.description }
+    /// The TCP peer under the session (under every layer of TLS).
+    var peerAddress: String? { tcp.peerAddress }
     /// Counts this stream while it exists (its engine, and so its OpenSSL session, lives exactly as long).
     private let tracker: LiveCount?
     /// Where ciphertext lands from the socket before it is fed to the engine: one buffer for the stream's life
@@ -31,11 +32,11 @@ final class TLSStream: ByteStream, Sendable {
     /// a time).
     nonisolated(unsafe) private let ciphertext: UnsafeMutableRawBufferPointer
 
-    private static let ciphertextBytes = 32 * 1024
+    private static var ciphertextBytes: Int { 32 * 1024 }
 
     /// Takes ownership of `ciphertext` (``ciphertextBytes`` long).
     private init(
-        tcp: TCPConnection, engine: sending TLSEngine, info: TLSSessionInfo?, tracker: LiveCount?,
+        tcp: Transport, engine: sending TLSEngine, info: TLSSessionInfo?, tracker: LiveCount?,
         ciphertext: UnsafeMutableRawBufferPointer
     ) {
         self.tcp = tcp
@@ -62,7 +63,7 @@ final class TLSStream: ByteStream, Sendable {
     /// - Throws: ``TLSError`` for a handshake, certificate or pin failure; ``ConnectionError`` (a timeout, a
     ///   closed socket) or `CancellationError` from the socket.
     nonisolated(nonsending) static func handshake(
-        over tcp: TCPConnection, engine: sending TLSEngine, deadline: Deadline, tracker: LiveCount? = nil
+        over tcp: Transport, engine: sending TLSEngine, deadline: Deadline, tracker: LiveCount? = nil
     ) async throws -> TLSStream {
         var engine = Optional(engine)
         // The stream's read buffer, used for the server's flights already.
@@ -72,7 +73,7 @@ final class TLSStream: ByteStream, Sendable {
                 let step = engine!.handshake()
                 if step != .complete {  // the last flight waits for the first write (see above)
                     let output = engine!.takeOutput()
-                    if !output.isEmpty { try await tcp.write(output, deadline: deadline) }
+                    if !output.isEmpty { try await tcp.write(output, deadline: deadline, idle: nil) }
                 }
                 switch step {
                 case .complete:
@@ -81,7 +82,7 @@ final class TLSStream: ByteStream, Sendable {
                 case .failed(let error):
                     throw error
                 case .wantInput:
-                    let count = try await tcp.read(into: ciphertext, deadline: deadline)
+                    let count = try await tcp.read(into: ciphertext, deadline: deadline, idle: nil)
                     if count == 0 {
                         engine!.feedEndOfInput()
                     } else {
@@ -212,7 +213,7 @@ final class TLSStream: ByteStream, Sendable {
     private func probeIdle() -> Probe {
         guard sendHeldOutputNow() else { return .closed }
         do {
-            while let input = try tcp.receiveNow() {
+            while let input = try tcp.receiveNow(maxBytes: 16 * 1024) {
                 try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
                 if input.isEmpty { break }
             }
@@ -250,6 +251,61 @@ final class TLSStream: ByteStream, Sendable {
             }
         }
         return true
+    }
+
+    // MARK: - TLSTransport (a TLS session carried inside this one)
+
+    nonisolated(nonsending) func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?, idle: Duration?) async throws -> Int {
+        while true {
+            var step = TLSEngine.ReadStep.wantInput
+            try withEngine { step = $0.read(into: buffer) }
+            if try await settle(step, deadline: deadline, idle: idle) {
+                if case .bytes(let count) = step { return count }
+                return 0
+            }
+        }
+    }
+
+    /// The plaintext available now without waiting: nil when there is none yet, empty at the end of the session.
+    func receiveNow(maxBytes: Int) throws -> [UInt8]? {
+        while let input = try tcp.receiveNow(maxBytes: 16 * 1024) {
+            try withEngine { input.isEmpty ? $0.feedEndOfInput() : $0.feed(input) }
+            if input.isEmpty { break }
+        }
+        var step = TLSEngine.ReadStep.wantInput
+        let bytes = try withEngine { engine -> [UInt8] in
+            withUnsafeTemporaryAllocation(byteCount: min(max(maxBytes, 1), 16 * 1024), alignment: 1) { buffer in
+                step = engine.read(into: buffer)
+                if case .bytes(let count) = step { return Array(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+                return []
+            }
+        }
+        switch step {
+        case .bytes: return bytes
+        case .wantInput: return nil
+        case .closed: return []
+        case .failed(let error): throw error
+        }
+    }
+
+    /// Encrypts `bytes` and sends the records without waiting; all of `bytes` or 0 (the session is then closed).
+    func sendNow(_ bytes: [UInt8]) -> Int {
+        let failed: Bool
+        do {
+            failed = try withEngine { engine in bytes.withUnsafeBytes { engine.write($0) } } != nil
+        } catch {
+            failed = true
+        }
+        guard !failed else {
+            close()
+            return 0
+        }
+        return sendHeldOutputNow() ? bytes.count : 0
+    }
+
+    func close(sendingLast bytes: [UInt8]) {
+        if !bytes.isEmpty { _ = sendNow(bytes) }
+        close()
     }
 
     func close() {

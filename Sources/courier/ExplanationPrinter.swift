@@ -16,6 +16,7 @@ enum ExplanationPrinter {
         out += "match:        \(e.match.rawValue)\(e.pattern.map { " '\($0)'" } ?? "")\n"
         out += "why:          \(e.reason)\n"
         out += "endpoint key: \(e.endpointKey)\n"
+        out += "proxy:        \(e.proxy.proxy ?? "none, direct") (\(e.proxy.reason))\n"
 
         out += "\neffective values:\n"
         let keyWidth = e.values.map(\.key.count).max() ?? 0

@@ -61,6 +61,10 @@ struct CourierProcess {
         // A fixed width, so argument-parser's usage text wraps the same way everywhere.
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
+        // The tests' peers are on 127.0.0.1: a proxy set in the shell that runs the tests must not carry them.
+        for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
+            environment[name] = nil
+        }
         environment.merge(extra) { $1 }
         let process = try ChildProcess(
             binary.path, arguments, environment: environment, directory: directory.path,

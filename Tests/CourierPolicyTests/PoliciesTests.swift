@@ -117,6 +117,12 @@ import Testing
             fallbacks: { svc.example.com: [backup.example.com] }
             cache: { ttl: 1m, max-size: 1MiB }
             propagate-trace-context: true
+            proxy:
+              url: "http://proxy.internal:3128"
+              username: "${env:PROXY_USER}"
+              password: "${env:PROXY_PASSWORD}"
+              no-proxy: [.internal, 10.0.0.0/8]
+              ca-file: certs/ca.pem
           secure:
             hosts: [secure.example.com]
             tls:

@@ -42,7 +42,7 @@ import Testing
         let service = try #require(services["additionalProperties"] as? [String: Any])
         #expect(service["additionalProperties"] as? Bool == false, "misspelt service keys are flagged by editors")
         let serviceKeys = try #require(service["properties"] as? [String: Any])
-        #expect(Set(serviceKeys.keys) == ["hosts", "scheme", "authoriser", "rate-limit", "retry", "timeouts", "fallbacks", "tls", "cache", "propagate-trace-context", "connect-to"])
+        #expect(Set(serviceKeys.keys) == ["hosts", "scheme", "authoriser", "rate-limit", "retry", "timeouts", "fallbacks", "tls", "proxy", "cache", "propagate-trace-context", "connect-to"])
         let keys = try Self.languageKeys()
         for key in ["max-attempts", "jitter", "budget", "min-per-second", "idempotency-key", "retry-after-cap", "endpoints", "pins", "ca-file", "min-version", "ttl", "max-size", "allow-plain-http", "scope", "share-tokens", "on-unavailable", "url", "username", "password", "key-prefix", "token-key", "client-certificate", "client-key", "client-key-password", "connect-to"] {
             #expect(keys.contains(key), "\(key) missing from the schema")

@@ -46,16 +46,7 @@ public final class PythonPeer: @unchecked Sendable {
         host = ipv6 ? "::1" : "127.0.0.1"
         scheme = tls == nil ? "http" : "https"
         // Read the "PORT n" line without blocking forever.
-        var transcript = ""
-        let line = try PipeReader.firstLine(
-            startingWith: "PORT ", in: process.standardOutput!, before: .now + .seconds(10), transcript: &transcript
-        )
-        guard let port = line.flatMap({ Int($0.dropFirst(5)) }) else {
-            process.closeStandardInput()
-            process.send(SIGTERM)
-            throw PeerError.didNotStart(transcript)
-        }
-        self.port = port
+        port = try process.printedPort { PeerError.didNotStart($0) }
     }
 
     /// `http://127.0.0.1:PORT` + path (`https` for a TLS peer).

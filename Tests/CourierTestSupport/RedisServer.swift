@@ -126,8 +126,9 @@ public final class RedisServer: @unchecked Sendable {
         throw ServerError.didNotStart("not ready within 10 s")
     }
 
-    /// A port the kernel considers free now: bind a socket to port 0 on 127.0.0.1, read the port, close it.
-    private static func freePort() throws -> Int {
+    /// A port the kernel considers free now: bind a socket to port 0 on 127.0.0.1, read the port, close it (the
+    /// proxies' helpers use it too).
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ServerError.didNotStart("socket failed: \(errno)") }
         defer { close(fd) }

@@ -27,7 +27,10 @@ public struct CourierBenchClient: BenchClient {
         }
         var headers = HTTPHeaders()
         if options.newConnection { headers.add(name: "Connection", value: "close") }
-        request = HTTPRequest(url: url, headers: headers, decompress: false)
+        var request = HTTPRequest(url: url, headers: headers, decompress: false)
+        // COURIER_PROXY=URL sends every request through that proxy (run-proxy.sh: HTTPS through a CONNECT tunnel).
+        if let proxy = environment("COURIER_PROXY") { request.proxy = try ProxyServer.parse(proxy) }
+        self.request = request
     }
 
     /// The transport's configuration for `options` (also ``CourierLoaderBenchClient``'s).

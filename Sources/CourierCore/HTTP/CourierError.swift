@@ -45,6 +45,14 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// The policy's coordination backend (Redis) could not be reached or refused Courier, and the policy says
         /// `on-unavailable: closed`: a fleet-scoped limit could not be enforced, so nothing was sent.
         public static let coordination = Kind(rawValue: "coordination")
+        /// The proxy's host name could not be resolved (the error names the proxy).
+        public static let proxyResolve = Kind(rawValue: "proxy-resolve")
+        /// An HTTP proxy refused the tunnel: its `CONNECT` was answered with a status other than 2xx (`407` when
+        /// it wants credentials), or the proxy broke HTTP/1.1 framing in its answer.
+        public static let proxyTunnel = Kind(rawValue: "proxy-tunnel")
+        /// A SOCKS5 proxy refused the connection (its reply code by name) or the authentication, or broke the
+        /// SOCKS protocol.
+        public static let socks = Kind(rawValue: "socks")
 
         public var description: String { rawValue }
     }
@@ -79,7 +87,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         self.url = url
         self.cause = cause
         switch kind {
-        case .resolve, .connect:
+        case .resolve, .connect, .proxyResolve:
             retryCondition = .connectError
             targetUnreachable = true
         case .timeout:

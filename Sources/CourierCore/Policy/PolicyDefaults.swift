@@ -7,6 +7,8 @@ public struct PolicyDefaults: Hashable, Sendable {
     /// The `propagate-trace-context` services start from (true unless `defaults:` says otherwise). Hosts no
     /// service claims never receive trace context, whatever this says: they are not known to the policy.
     public package(set) var propagatesTraceContext: Bool
+    /// `defaults.proxy`: what services start from, and what hosts no service claims use.
+    package var proxy: ProxyPolicy?
     /// Where each value came from (same key paths as ``ServicePolicy/origins``).
     public package(set) var origins: [String: SourceLocation]
 
@@ -15,8 +17,10 @@ public struct PolicyDefaults: Hashable, Sendable {
         retry: RetryPolicy = .builtIn,
         rateLimit: RateLimitPolicy = .unlimited,
         propagatesTraceContext: Bool = true,
-        origins: [String: SourceLocation] = [:]
+        origins: [String: SourceLocation] = [:],
+        proxy: ProxyPolicy? = nil
     ) {
+        self.proxy = proxy
         self.timeouts = timeouts
         self.retry = retry
         self.rateLimit = rateLimit

@@ -45,6 +45,8 @@ public struct Route: Sendable {
     public var tls: TLSPolicy { entry.tls }
     /// The service's `connect-to: unix:/path` socket; nil to connect to the URL's host.
     public var unixSocket: String? { entry.unixSocket }
+    /// The policy's `proxy:` for this route (the service's, else the defaults'); nil when it names none.
+    package var proxy: ProxyPolicy? { entry.proxy }
     public var cache: CachePolicy? { entry.cache }
     /// Whether the service has cache rules (``cache`` is not nil), without copying them.
     package var hasCachePolicy: Bool { entry.hasCachePolicy }
@@ -63,6 +65,7 @@ final class RouteEntry: Sendable {
     let authoriser: AuthoriserInstance?
     let tls: TLSPolicy
     let unixSocket: String?
+    let proxy: ProxyPolicy?
     let cache: CachePolicy?
     let hasCachePolicy: Bool
     let propagatesTraceContext: Bool
@@ -83,6 +86,7 @@ final class RouteEntry: Sendable {
         self.authoriser = authoriser
         self.tls = service.tls
         self.unixSocket = service.unixSocket
+        self.proxy = service.proxy
         self.cache = service.cache
         self.hasCachePolicy = service.cache != nil
         self.propagatesTraceContext = service.propagatesTraceContext
@@ -101,6 +105,7 @@ final class RouteEntry: Sendable {
         self.authoriser = nil
         self.tls = .builtIn
         self.unixSocket = nil
+        self.proxy = defaults.proxy
         self.cache = nil
         self.hasCachePolicy = false
         self.propagatesTraceContext = false

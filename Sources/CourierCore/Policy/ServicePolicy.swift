@@ -21,6 +21,9 @@ public struct ServicePolicy: Hashable, Sendable {
     /// Whether requests to the service carry the caller's trace context (W3C `traceparent`/`tracestate`, through
     /// the tracer's injector): `propagate-trace-context`, true unless the policy says otherwise.
     public package(set) var propagatesTraceContext: Bool
+    /// `proxy:` (the service's own, else the defaults'); nil when the policy names none, so the explicit proxy
+    /// or the environment decides (``ProxySelection``).
+    package var proxy: ProxyPolicy?
     /// Where the service is declared.
     public package(set) var definedAt: SourceLocation
     /// Where each effective value came from, keyed by its dotted key path in the language
@@ -45,8 +48,10 @@ public struct ServicePolicy: Hashable, Sendable {
         propagatesTraceContext: Bool = true,
         definedAt: SourceLocation,
         origins: [String: SourceLocation] = [:],
-        unixSocket: String? = nil
+        unixSocket: String? = nil,
+        proxy: ProxyPolicy? = nil
     ) {
+        self.proxy = proxy
         self.name = name
         self.hosts = hosts
         self.scheme = scheme

@@ -2,7 +2,7 @@ internal import CourierCore
 
 extension RouteExplanation: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case url, method, service, serviceDefinedAt, match, pattern, reason, endpointKey, values, worstCase, notes, coordination
+        case url, method, service, serviceDefinedAt, match, pattern, reason, endpointKey, values, worstCase, notes, coordination, proxy
     }
 
     /// The `courier explain --format json` document. Durations are written as the policy language writes them
@@ -21,6 +21,7 @@ extension RouteExplanation: Encodable {
         try c.encode(WorstCaseDocument(worstCase), forKey: .worstCase)
         try c.encode(notes, forKey: .notes)
         try c.encode(coordination, forKey: .coordination)
+        try c.encode(proxy, forKey: .proxy)
     }
 }
 

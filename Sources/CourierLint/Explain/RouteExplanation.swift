@@ -34,13 +34,19 @@ package struct RouteExplanation: Hashable, Sendable {
     package var worstCase: RouteWorstCase
     /// What the route shares with the fleet through the coordination backend; nil when nothing.
     package var coordination: RouteCoordination?
+    /// Which proxy the route's requests go through, and why.
+    package var proxy: RouteProxy
     /// Things a reader should know (e.g. the URL's scheme differs from the service's).
     package var notes: [String]
 
     /// Explains the route `graph` gives a `method` request to `url`. `registry` says which authoriser
-    /// settings are secrets.
-    package init(graph: PolicyGraph, url: HTTPURL, method: HTTPMethod = .get, registry: AuthoriserRegistry = .builtIn) {
+    /// settings are secrets; `environment` is what a load would read for proxies (nil: none).
+    package init(
+        graph: PolicyGraph, url: HTTPURL, method: HTTPMethod = .get, registry: AuthoriserRegistry = .builtIn,
+        environment: [String: String]? = nil
+    ) {
         let route = graph.route(for: url, method: method)
+        self.proxy = RouteProxy(route: route, url: url, environment: environment)
         self.url = url.description
         self.method = method.rawValue
         self.endpointKey = route.endpointKey.description
@@ -189,6 +195,7 @@ package struct RouteExplanation: Hashable, Sendable {
             // Whatever `defaults:` says: a host no service claims is unknown to the policy.
             add("propagate-trace-context", "false (the host is not claimed by a service)", .builtInDefault)
         }
+        if let policy = route.proxy { add("proxy", policy.summary, origin("proxy")) }
         self.values = values
         worstCase = RouteWorstCase(retry: r, method: method, timeouts: t, rateLimit: route.rateLimit)
     }

@@ -42,7 +42,7 @@ struct PolicyLinker {
             retry: PolicyLinker.retry(defaultsLayer),
             rateLimit: PolicyLinker.rateLimit(defaultsLayer),
             propagatesTraceContext: defaultsLayer.bool("propagate-trace-context") ?? true,
-            origins: PolicyLinker.origins(defaultsLayer))
+            origins: PolicyLinker.origins(defaultsLayer), proxy: PolicyLinker.proxy(defaultsLayer))
         checkRetry(merged: defaultsLayer, own: defaultsLayer, retry: defaults.retry, timeouts: defaults.timeouts, owner: "the defaults", anchor: fallbackLocation)
 
         // One coordination section per policy, whichever file has it.
@@ -406,6 +406,12 @@ struct PolicyLinker {
             name: parsed.name, hosts: parsed.hosts.map(\.pattern), scheme: scheme, authoriser: l.string("authoriser"),
             rateLimit: rateLimit(l), retry: retry(l), timeouts: timeouts(l), fallbacks: fallbacks, tls: tls(l), cache: cache,
             propagatesTraceContext: l.bool("propagate-trace-context") ?? true, definedAt: parsed.location, origins: origins(l),
-            unixSocket: l.string("connect-to"))
+            unixSocket: l.string("connect-to"), proxy: proxy(l))
+    }
+
+    /// The `proxy` leaf: nil when no layer names one.
+    static func proxy(_ l: PolicyLayer) -> ProxyPolicy? {
+        if case .proxy(let p)? = l["proxy"]?.value { return p }
+        return nil
     }
 }

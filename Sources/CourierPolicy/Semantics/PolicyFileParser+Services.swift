@@ -81,6 +81,7 @@ extension PolicyFileParser {
                 }
             case "tls": parseTLS(value, into: &layer)
             case "connect-to": parseConnectTo(value, into: &layer)
+            case "proxy": parseProxy(value, into: &layer)
             case "cache": parseCache(value, into: &layer)
             case "propagate-trace-context":
                 if let b = boolean(value, key: key) { layer.set(key, .bool(b), at: at) }
@@ -120,16 +121,7 @@ extension PolicyFileParser {
                 }
                 if ok, list(value, key: nil) != nil { layer.set(path, .pins(pins), at: location(value)) }
             case "ca-file":
-                guard let (text, _) = scalar(value), !isNull(value), !text.isEmpty else {
-                    report(.wrongType, "tls.ca-file must be a file path", at: value)
-                    continue
-                }
-                let absolute = PolicyFileSystem.absolute(PolicyFileSystem.resolve(text, from: self.path))
-                if SystemCall.isRegularFile(absolute) {
-                    layer.set(path, .string(absolute), at: location(value))
-                } else {
-                    report(.caFileMissing, "tls.ca-file '\(text.abbreviated)' does not exist (looked for \(absolute.abbreviated(to: 1024)))", at: value, suggestion: "the path is relative to the file that says it")
-                }
+                if let absolute = caFile(value, key: path) { layer.set(path, .string(absolute), at: location(value)) }
             case "min-version":
                 guard let (text, _) = scalar(value), !isNull(value) else {
                     report(.invalidTLSVersion, "tls.min-version must be \"1.2\" or \"1.3\"", at: value)
@@ -146,6 +138,22 @@ extension PolicyFileParser {
             default: unhandled(key, keyNode)
             }
         }
+    }
+
+    /// A `ca-file` value (`tls.ca-file`, `proxy.ca-file`) as an absolute path, relative to this file; nil when it
+    /// is not a path or names no file (reported).
+    mutating func caFile(_ value: Int, key: String) -> String? {
+        guard let (text, _) = scalar(value), !isNull(value), !text.isEmpty else {
+            report(.wrongType, "\(key) must be a file path", at: value)
+            return nil
+        }
+        let absolute = PolicyFileSystem.absolute(PolicyFileSystem.resolve(text, from: self.path))
+        guard SystemCall.isRegularFile(absolute) else {
+            report(.caFileMissing, "\(key) '\(text.abbreviated)' does not exist (looked for \(absolute.abbreviated(to: 1024)))", at: value,
+                   suggestion: "the path is relative to the file that says it")
+            return nil
+        }
+        return absolute
     }
 
     mutating func parseCache(_ node: Int, into layer: inout PolicyLayer) {

@@ -103,6 +103,7 @@ struct PolicyFileParser {
             case "retry": parseRetry(value, into: &layer)
             case "rate-limit": parseRateLimit(value, into: &layer)
             case "tls": parseTLS(value, into: &layer)
+            case "proxy": parseProxy(value, into: &layer)
             case "propagate-trace-context":
                 if let b = boolean(value, key: key) { layer.set(key, .bool(b), at: location(value)) }
             default: unhandled(key, keyNode)

@@ -116,6 +116,7 @@ enum PolicyLanguage {
         Key("rate-limit", .mappingOrOff(rateLimit), "Default rate limit per endpoint key; `off` = unlimited."),
         Key("propagate-trace-context", .boolean, "What services start from for `propagate-trace-context` (hosts no service claims never receive trace context).", default: "true"),
         Key("tls", .mapping(tls), "TLS rules every service starts from, merged key by key (hosts no service claims use the built-in TLS settings and present no client certificate)."),
+        Key("proxy", .mappingOrOff(proxy), "The proxy every service (and every host no service claims) goes through unless its own `proxy:` says otherwise; `off` = direct, whatever the environment says."),
     ])
 
     static let tls = Table(name: "tls", keys: [
@@ -125,6 +126,14 @@ enum PolicyLanguage {
         Key("client-certificate", .string, "PEM client certificate (then any intermediates) presented when a server asks for one (mutual TLS), relative to this file."),
         Key("client-key", .string, "PEM private key of the client certificate, relative to this file; keep it readable by its owner only.", default: "the client-certificate file"),
         Key("client-key-password", .string, "Password of an encrypted client-key; a secret: write ${env:NAME} or ${file:path}."),
+    ])
+
+    static let proxy = Table(name: "proxy", keys: [
+        Key("url", .string, "The proxy: http://host[:port] (CONNECT for https), https:// (TLS to the proxy), socks5:// or socks5h:// (the proxy resolves names); the port defaults to 1080 (443 for https://)."),
+        Key("username", .string, "The proxy's user (Basic for an HTTP proxy, RFC 1929 for SOCKS5); may embed ${env:NAME}."),
+        Key("password", .string, "The proxy's password; a secret: write ${env:NAME} or ${file:path}."),
+        Key("no-proxy", .oneOrList(.string), "Hosts reached directly: names (and the names under them), IP addresses, CIDR ranges, host:port, or `*`."),
+        Key("ca-file", .string, "PEM bundle of the CAs that verify an https:// proxy's own certificate, relative to this file."),
     ])
 
     static let cache = Table(name: "cache", keys: [
@@ -142,6 +151,7 @@ enum PolicyLanguage {
         Key("fallbacks", .dictionary(keyShape: .hostPattern, value: .list(.hostAddress)), "Per exact host, addresses tried in order when it is unreachable."),
         Key("tls", .mapping(tls), "TLS rules, merged over defaults.tls key by key."),
         Key("connect-to", .string, "unix:/path: send the service's requests over this Unix domain socket (relative to this file), its Host field still the URL's."),
+        Key("proxy", .mappingOrOff(proxy), "The proxy this service goes through, replacing defaults.proxy whole; `off` = direct. Absent everywhere: https_proxy/http_proxy/no_proxy from the environment."),
         Key("cache", .mappingOrOff(cache), "Response caching; absent or `off` = not cached."),
         Key("propagate-trace-context", .boolean, "Whether requests carry the caller's trace context (W3C traceparent/tracestate).", default: "true"),
     ], required: ["hosts"])
@@ -180,6 +190,6 @@ enum PolicyLanguage {
 
     /// Every table, for tests and docs.
     static let allTables: [Table] = [
-        root, defaults, timeouts, retry, backoff, budget, rateLimit, endpointLimit, authoriser, service, tls, cache, coordination, redis,
+        root, defaults, timeouts, retry, backoff, budget, rateLimit, endpointLimit, authoriser, service, tls, proxy, cache, coordination, redis,
     ]
 }

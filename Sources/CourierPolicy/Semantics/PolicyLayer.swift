@@ -29,6 +29,8 @@ struct PolicyLayer: Sendable {
         case size(Int64)
         /// A secret (`tls.client-key-password`): references, or literal text the compiler warned about.
         case secret(PolicyString)
+        /// `proxy:`, one leaf: a service's replaces the defaults' whole.
+        case proxy(ProxyPolicy)
         /// A switchable section is present (its mapping form).
         case on
         /// A switchable section is switched off.

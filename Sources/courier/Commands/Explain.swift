@@ -10,7 +10,9 @@ extension CourierCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the route a policy gives a URL: service, effective values and their origins, worst case.",
             discussion: """
-                Secrets are never resolved: settings print as their ${env:...} / ${file:...} references.
+                Secrets are never resolved: settings print as their ${env:...} / ${file:...} references. The proxy \
+                line says which proxy the URL goes through and why: the policy's proxy:, else this shell's \
+                https_proxy / http_proxy / all_proxy and no_proxy, as a load would read them.
 
                 Exit status: 0 explained; 1 the policy has errors; 2 a usage error, a bad URL or an unreadable \
                 policy file.
@@ -54,7 +56,9 @@ extension CourierCommand {
                 StandardError.write("courier explain: '\(policy)' does not compile (\(problems.summary))")
                 throw ExitCode(LintExitStatus.failure.rawValue)
             }
-            let explanation = RouteExplanation(graph: graph, url: HTTPURL(url)!, method: HTTPMethod(commandLine: method))
+            let explanation = RouteExplanation(
+                graph: graph, url: HTTPURL(url)!, method: HTTPMethod(commandLine: method), environment: ProcessInfo.processInfo.environment
+            )
             switch format {
             case .json: print(JSONOutput.encode(explanation), terminator: "")
             case .text: print(ExplanationPrinter.text(explanation), terminator: "")

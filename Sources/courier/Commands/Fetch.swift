@@ -47,7 +47,8 @@ extension CourierCommand {
                 answers only from the cache (a stale response too, unless it has must-revalidate or no-cache).
 
                 Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400); \
-                6 resolve, 7 connect, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
+                5 resolve the proxy, 6 resolve, 7 connect (to the proxy too), 56 the proxy refused the CONNECT \
+                (a 407 says which authentication it wants), 97 SOCKS5 failure, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
                 47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 75 offline and \
                 nothing stored answers (--offline), 58 the client certificate or key cannot be used (--cert, --key, \
                 --pass), 2 usage or policy error. With several URLs, the status is that of the first URL, in the order given, that failed.
@@ -190,6 +191,9 @@ extension CourierCommand {
         @Flag(name: [.customShort("v"), .long], help: "Print what happens to each request on standard error (the loader's trace with --policy).")
         var verbose = false
 
+        @OptionGroup(title: "Proxies")
+        var proxyOptions: ProxyOptions
+
         func validate() throws {
             for p in pin where TLSPolicy.Pin(p) == nil {
                 throw ValidationError("--pin takes sha256/<base64 of 32 bytes>, not '\(p)'")
@@ -252,7 +256,8 @@ extension CourierCommand {
             if let cacert, let problem = FileAccess.readProblem(cacert) {
                 throw CommandFailure("courier fetch: --cacert: cannot read \(cacert): \(problem)")
             }
-            let template = try makeTemplate()
+            var template = try makeTemplate()
+            template.proxySelection = proxyOptions.selection(environment: ProcessInfo.processInfo.environment)
             let reportSink = try jsonReport.map(ReportSink.init)
             var configuration = HTTPClientConfiguration()
             configuration.tls = tlsPolicy()
@@ -273,6 +278,10 @@ extension CourierCommand {
             )
             loaderConfiguration.maxRedirects = configuration.maxRedirects
             loaderConfiguration.maxBodyBytes = configuration.maxBodyBytes
+            loaderConfiguration.proxy = proxyOptions.server
+            loaderConfiguration.noProxy = proxyOptions.noproxy
+            // `-x ""` with a loader: the environment's proxies are off (a policy's `proxy:` still applies).
+            if proxyOptions.proxy?.isEmpty == true { loaderConfiguration.usesEnvironmentProxies = false }
             defer { client.shutdown() }
             if let cacheDirectory {
                 // Created with its parents: a cache commonly lives deep under ~/.cache. A failure shows in -v and the report.

@@ -21,6 +21,7 @@ struct DirectFetcher: URLFetcher {
             timeouts: timeouts, decompress: template.decompress
         )
         request.unixSocketPath = template.unixSocket(at: index)
+        request.proxySelection = template.proxySelection
         let start = ContinuousClock.now
         var response: StreamingResponse?
         var hasher = SHA256()

@@ -20,6 +20,7 @@ enum FetchExitCode {
     /// The exit status for a failed request, by error kind.
     static func code(for kind: CourierError.Kind) -> Int32 {
         switch kind {
+        case .proxyResolve: return 5  // CURLE_COULDNT_RESOLVE_PROXY
         case .resolve: return 6
         case .connect: return 7
         case .timeout: return 28
@@ -28,6 +29,8 @@ enum FetchExitCode {
         case .tlsPin: return 90  // CURLE_SSL_PINNEDPUBKEYNOTMATCH
         case .tlsClientCertificate: return 58  // CURLE_SSL_CERTPROBLEM: the local client certificate
         case .protocol: return 56
+        case .proxyTunnel: return 56  // curl's "CONNECT tunnel failed"
+        case .socks: return 97  // CURLE_PROXY
         case .tooManyRedirects: return 47
         case .bodyTooLarge: return 63  // CURLE_FILESIZE_EXCEEDED
         case .cancelled, .shutdown: return 42  // CURLE_ABORTED_BY_CALLBACK

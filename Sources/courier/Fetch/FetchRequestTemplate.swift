@@ -39,6 +39,10 @@ struct FetchRequestTemplate: Sendable {
         return body.map { .bytes($0) } ?? .none
     }
 
+    /// Which proxy each request (and each redirect hop) goes through without `--policy`: `-x`, `--noproxy`, the
+    /// environment.
+    var proxySelection: ProxySelection?
+
     /// Whether `status` is one `--fail` turns into exit status 22.
     func fails(_ status: Int) -> Bool { failOnHTTPError && status >= 400 }
 

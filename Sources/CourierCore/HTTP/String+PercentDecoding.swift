@@ -1,0 +1,19 @@
+extension StringProtocol {
+    /// The text with `%XX` escapes decoded (RFC 3986 §2.1), as UTF-8 (invalid sequences become U+FFFD); nil for a
+    /// `%` not followed by two hex digits. How URL userinfo is read (a proxy's, a Redis URL's).
+    package var percentDecoded: String? {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next(), let low = iterator.next() else { return nil }
+            let pair = String(decoding: [high, low], as: UTF8.self)
+            guard pair.allSatisfy(\.isHexDigit), let value = UInt8(pair, radix: 16) else { return nil }
+            bytes.append(value)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
