@@ -40,7 +40,7 @@ struct LoadHop: ~Copyable {
     private let callerHeaders: HTTPHeaders
     private var authoriser: AuthoriserSlot?
     /// The current attempt's request as its authoriser returned it (nil: the route has no authoriser).
-    private var authorised: AuthorisationRequest?
+    var authorised: AuthorisationRequest?
     /// The authoriser's refresh count when the current attempt was authorised.
     private var seenEpoch = 0
     var cacheStatus: CacheStatus?
@@ -62,7 +62,7 @@ struct LoadHop: ~Copyable {
     /// policy or its name.
     private let serviceName: String
     private let budget: RetryPolicy.Budget?
-    private let hasAuthoriser: Bool
+    let hasAuthoriser: Bool
     /// Whether this hop has counted as a request in the service's retry budget (when its first attempt goes out:
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
@@ -126,8 +126,8 @@ struct LoadHop: ~Copyable {
     var method: HTTPMethod { redirected?.method ?? execution.request.method }
     var requestURL: String { redirected?.url ?? execution.request.url }
     private var requestHeaders: HTTPHeaders { redirected?.headers ?? execution.request.headers }
-    private var body: [UInt8]? { redirected != nil ? redirected?.body : execution.request.body }
-    private var bodyStream: RequestBodyStream? { redirected != nil ? redirected?.bodyStream : execution.request.bodyStream }
+    var body: [UInt8]? { redirected != nil ? redirected?.body : execution.request.body }
+    var bodyStream: RequestBodyStream? { redirected != nil ? redirected?.bodyStream : execution.request.bodyStream }
     var userInfo: [String: String] { redirected?.userInfo ?? execution.request.userInfo }
 
     /// Runs the hop to its answer or its redirect, performing every action of the machine.
@@ -412,12 +412,15 @@ struct LoadHop: ~Copyable {
             service.isCoolingDown($0, now: .now())
         }
         for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
-        // The proxy (explicit, the route's policy, the environment); a fallback host is the origin its tunnel names.
-        let proxy: ProxyServer?
-        do {
-            proxy = try service.proxyDecision(for: url, route: route)?.proxy
-        } catch {
-            return .failure(error)
+        // The proxy (the request's, explicit, the route's policy, the environment); a fallback host is the origin its
+        // tunnel names.
+        var proxy = execution.request.proxy
+        if proxy == nil {
+            do throws(CourierError) {
+                proxy = try service.proxyDecision(for: url, route: route)?.proxy
+            } catch {
+                return .failure(error)
+            }
         }
         // The selection always holds at least the URL's own host; `last` is set before the loop can end.
         var last: CourierError?
@@ -427,28 +430,11 @@ struct LoadHop: ~Copyable {
             }
             tried.append(target.label)
             execution.trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
-            var outgoing = HTTPRequest(
-                method: method, url: hasAuthoriser ? authorised?.url ?? url : url, headers: sendHeaders,
-                body: bodyStream.map { stream in stream.length.map { .sizedStream(length: $0, stream.makeStream()) } ?? .stream(stream.makeStream()) }
-                    ?? body.map { .bytes($0) } ?? .none,
-                timeouts: route.timeouts, connectTo: target.address, userAgent: service.userAgent
-            )
-            execution.trace.decorate(&outgoing, route: route)
-            outgoing.proxy = proxy
-            // Only an https URL's connection is keyed and built with TLS settings.
-            if route.serviceName != nil {
-                if url.scheme == "https" {
-                    outgoing.tlsOverlay = route.tls
-                    // A policy's client key password is a secret reference until this factory resolves it.
-                    if route.tls.needsSecrets {
-                        do throws(CourierError) {
-                            outgoing.tlsOverlay = try execution.factory.resolvingSecrets(of: route.tls, url: requestURL)
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                }
-                outgoing.unixSocketPath = route.unixSocket
+            let outgoing: HTTPRequest
+            do throws(CourierError) {
+                outgoing = try outgoingRequest(to: target, headers: sendHeaders, proxy: proxy)
+            } catch {
+                return .failure(error)
             }
             do {
                 // The load's one deadline, as it was made when the load started: the transport takes it unchanged.

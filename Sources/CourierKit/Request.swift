@@ -32,6 +32,13 @@ public struct Request: Sendable {
     /// e.g. a server's request logger with its request id in the metadata. Courier logs nothing above `debug`
     /// for a request, and never a header, a body or a credential (docs/observability.md).
     public var logger: Logger? = nil
+    /// The proxy this request goes through, whatever the policy's `proxy:`, the service's configuration and the
+    /// environment say (curl's `-x` for one request); nil: as they say (docs/proxies.md).
+    public var proxy: ProxyServer? = nil
+    /// The client certificate this request presents to an https server that asks for one, instead of its
+    /// service's `tls.client-certificate` (mutual TLS); connections are pooled per identity, so two requests with
+    /// different identities never share one. nil: the service's, if any.
+    public var clientIdentity: ClientIdentity? = nil
 
     /// A request for `url`; every other field defaults to "as the route says" (see each property).
     public init(

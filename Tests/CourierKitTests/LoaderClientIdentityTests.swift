@@ -35,6 +35,23 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == "Courier Test Client")
     }
 
+    /// A request's own client certificate, for a service whose policy names none: presented to the server that
+    /// requires one; the same request without it is refused.
+    @Test func aRequestsOwnIdentityIsPresented() async throws {
+        let peer = try await PythonPeer.start(tls: TLSPeerOptions(clientCA: Self.pki.clientRootCA))
+        let graph = try compile("version: 1\nservices:\n  partner: { hosts: [localhost], tls: { ca-file: \"\(Self.pki.rootCA)\" } }\n")
+        let service = DataLoaderService(graph: graph, configuration: .testing())
+        let loader = service.makeFactory().makeLoader()
+        var request = Request(url: peer.localhostURL("/client-cert"))
+        request.clientIdentity = ClientIdentity(certificateFile: Self.pki.chain("client"), keyFile: Self.pki.key("client"))
+        let response = try await loader.load(request)
+        #expect(String(decoding: response.body, as: UTF8.self) == "Courier Test Client")
+        await #expect(throws: CourierError.self) {
+            _ = try await loader.load(Request(url: peer.localhostURL("/client-cert"), maxAttempts: 1))
+        }
+        await service.shutdown(gracePeriod: .zero)
+    }
+
     @Test func aPasswordThatCannotBeResolvedFailsTheLoadWithoutConnecting() async throws {
         let peer = try await PythonPeer.start(tls: TLSPeerOptions(clientCA: Self.pki.clientRootCA))
         let service = DataLoaderService(graph: try compile(Self.policy(password: "${env:UNSET_PASSWORD}")), configuration: .testing())

@@ -57,6 +57,23 @@ import Testing
         #expect(log.contains("CONNECT 127.0.0.1:\(origin.port) 200 - [-] [-]"))
     }
 
+    /// A request's own proxy wins over the environment's (and the policy's): the load goes through squid although
+    /// `https_proxy` names a port where nothing listens.
+    @Test func aRequestsOwnProxyWinsOverTheEnvironment() async throws {
+        let squid = try await SquidProxy.start()
+        let origin = try await PythonPeer.start(tls: TLSPeerOptions())
+        let closed = try ClosedPort()
+        let graph = try compile("version: 1\nservices:\n  api: { hosts: [localhost], tls: { ca-file: \"\(Self.pki.rootCA)\" } }\n")
+        let service = DataLoaderService(graph: graph, configuration: .testing { $0.environment = ["https_proxy": "http://127.0.0.1:\(closed.port)"] })
+        var request = Request(url: origin.localhostURL("/bytes/3"))
+        request.proxy = try ProxyServer.parse(squid.url())
+        let response = try await service.makeFactory().makeLoader().load(request)
+        #expect(response.status == 200)
+        #expect(response.body.count == 3)
+        await service.shutdown(gracePeriod: .zero)
+        #expect(await squid.accessLog().first?.hasPrefix("CONNECT localhost:\(origin.port) 200") == true)
+    }
+
     @Test func theEnvironmentsProxyAppliesUnlessTheLibraryUserTurnsItOff() async throws {
         let origin = try await PythonPeer.start()
         let closed = try ClosedPort()
