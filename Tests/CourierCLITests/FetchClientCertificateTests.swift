@@ -79,9 +79,11 @@ import Testing
         #expect(viaOption.status == 0, "\(viaOption.stderr)")
         #expect(viaOption.stdout.contains(#"["Host", "docker"]"#))
         let encoded = socket.replacingOccurrences(of: "/", with: "%2F")
-        let viaURL = try await CourierProcess.run(["fetch", "http+unix://\(encoded)/echo"])
+        let viaURL = try await CourierProcess.run(["fetch", "--json-report", "-", "http+unix://\(encoded)/echo"])
         #expect(viaURL.status == 0, "\(viaURL.stderr)")
         #expect(viaURL.stdout.contains(#"["Host", "localhost"]"#))
+        // The report names the URL as it was given.
+        #expect(viaURL.stderr.contains(#""url":"http+unix://\#(encoded)/echo""#), "\(viaURL.stderr)")
     }
 
     @Test func aMissingSocketExits7NamingThePath() async throws {

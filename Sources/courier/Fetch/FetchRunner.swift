@@ -48,6 +48,8 @@ struct FetchRunner {
                     }
                     writer.finish(outcome.end)
                     outcome.keptOutput = writer.kept
+                    // The report names the URL as given: an http+unix:// URL, not the http://localhost it is sent as.
+                    if url.description != text, UnixSocketURL.parse(text) != nil { outcome.report.url = text }
                     return (index, outcome)
                 }
             }
