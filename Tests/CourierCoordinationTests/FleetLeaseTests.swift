@@ -104,6 +104,28 @@ import Testing
         await coordinator.shutdown()
     }
 
+    /// 64 callers of one instance, each admitting one key 40 times in a row under a limit that does not bind:
+    /// batching and leased slots together make far fewer calls than admissions.
+    @Test func sixtyFourCallersUnderAFastLimitShareFewCalls() async throws {
+        let (server, coordinator, redis) = try await startServerWithCoordinator()
+        defer { withExtendedLifetime(server) { redis.shutdown() } }
+        _ = try await redis.send(RedisCommand("CONFIG", "RESETSTAT"))
+        let limit = RateLimit(requestsPerSecond: fast, burst: 1_000_000, scope: .fleet)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    for _ in 0..<40 { _ = goWait(await coordinator.admit(endpointKey: "api.example.com/v1", limit: limit, maxWait: nil)) }
+                }
+            }
+        }
+        let stats = try await redis.send(RedisCommand("INFO", "commandstats")).string ?? ""
+        let calls = stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") }
+            .flatMap { $0.split(separator: "=").dropFirst().first?.split(separator: ",").first }.flatMap { Int($0) } ?? 0
+        print("fleet leases: 64 callers x 40 admissions made \(calls) script calls")
+        #expect(calls <= 2_560 / 8, "\(calls) script calls for 2,560 admissions")
+        await coordinator.shutdown()
+    }
+
     /// Four instances, each loading one key as fast as it can one request at a time, under 2,000 a second with a
     /// burst of 20 (fast enough to lease): in 1.5 s they send at most rate × (1.5 s + the lease lifetime) + burst
     /// (plus 1 %), and use most of it.
