@@ -27,8 +27,8 @@ enum FetchBody {
         return body
     }
 
-    /// The contents of `path`, or of standard input for `-`.
-    private static func read(_ path: String) throws -> [UInt8] {
+    /// The contents of `path`, or of standard input for `-` (`-d @FILE`, `-F name=<FILE`).
+    static func read(_ path: String) throws -> [UInt8] {
         if path == "-" {
             // Not `FileHandle.readDataToEndOfFile()`: it stops the process when a signal interrupts its read.
             do { return try SystemCall.readToEnd(fileDescriptor: STDIN_FILENO) } catch {

@@ -1,6 +1,5 @@
 internal import CourierCore
 internal import CourierKit
-internal import Foundation
 
 /// `courier fetch -F`: a `multipart/form-data` body built as curl builds it from its `-F` options.
 enum FetchForm {
@@ -67,11 +66,7 @@ enum FetchForm {
                     throw CommandFailure("courier fetch: -F \(item.name): \(error)")
                 }
             case .fileText(let path):
-                if let problem = FileAccess.readProblem(path) { throw CommandFailure("courier fetch: cannot read \(path): \(problem)") }
-                guard let contents = FileManager.default.contents(atPath: path) else {
-                    throw CommandFailure("courier fetch: cannot read \(path): \(CommandFailure.reason())")
-                }
-                form.append(Array(contents), name: item.name, contentType: item.type)
+                form.append(try FetchBody.read(path), name: item.name, contentType: item.type)
             }
         }
         return form
