@@ -39,7 +39,7 @@ struct FleetLeases {
     private var entries: [String: Entry] = [:]
 
     /// A request for `key` arrived at `now` (counted as demand): true when it takes a leased slot (it goes at once,
-    /// with no call).
+    /// with no call). One lookup and one store: every fleet-limited load passes here.
     mutating func arrived(_ key: String, now: Deadline) -> Bool {
         var entry = entries[key] ?? Entry()
         let sinceWindow = entry.windowStart.map { now - $0 } ?? Self.lifetime * 2
@@ -49,20 +49,27 @@ struct FleetLeases {
             entry.windowStart = now
         }
         entry.inWindow += 1
+        let took = Self.take(&entry, now: now)
         entries[key] = entry
-        return takeSlot(key, now: now)
+        return took
     }
 
     /// A request already counted (one that waited behind a call) takes a leased slot of `key` if one is left.
     mutating func takeSlot(_ key: String, now: Deadline) -> Bool {
         guard var entry = entries[key], entry.slots > 0 else { return false }
+        let took = Self.take(&entry, now: now)
+        entries[key] = entry
+        return took
+    }
+
+    /// Takes one of `entry`'s slots if one is left and unexpired; drops the expired ones.
+    private static func take(_ entry: inout Entry, now: Deadline) -> Bool {
+        guard entry.slots > 0 else { return false }
         guard let expires = entry.expires, now < expires else {
             entry.slots = 0
-            entries[key] = entry
             return false
         }
         entry.slots -= 1
-        entries[key] = entry
         return true
     }
 
