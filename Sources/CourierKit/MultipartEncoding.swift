@@ -33,9 +33,8 @@ enum MultipartEncoding {
     }
 
     /// Whether `bytes` hold `--boundary`.
-    static func contains(_ bytes: some Collection<UInt8>, boundary: String) -> Bool {
+    static func contains(_ haystack: [UInt8], boundary: String) -> Bool {
         let needle = Array("--\(boundary)".utf8)
-        let haystack = Array(bytes)
         guard haystack.count >= needle.count else { return false }
         for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
             if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }

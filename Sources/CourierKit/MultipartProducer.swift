@@ -81,9 +81,14 @@ final class MultipartProducer: @unchecked Sendable {
             chunk = try await stream?.next()
         }
         guard let chunk else { return nil }
-        let window = tail + chunk
-        tail = Array(window.suffix(boundary.utf8.count + 2))
-        if MultipartEncoding.contains(window, boundary: boundary) { throw MultipartError(.boundaryInContent(part: part.name)) }
+        // The chunk itself, and the seam with the previous one (its tail and this chunk's start): no copy of the
+        // whole chunk per check.
+        let keep = boundary.utf8.count + 2
+        let seam = tail + chunk.prefix(keep)
+        if MultipartEncoding.contains(chunk, boundary: boundary) || MultipartEncoding.contains(seam, boundary: boundary) {
+            throw MultipartError(.boundaryInContent(part: part.name))
+        }
+        tail = Array((tail + chunk.suffix(keep)).suffix(keep))
         return chunk
     }
 }
