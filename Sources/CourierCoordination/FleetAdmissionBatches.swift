@@ -47,7 +47,13 @@ final class FleetAdmissionBatches: Sendable {
         case wait
     }
 
-    /// The admission of one request for `key` (whose limit allows `requestsPerSecond`) with `maxWait`; `send` makes
+    /// A request for `key` arrives at `now` and is counted as demand: true when it takes a leased slot (it goes at
+    /// once, with no call); false when ``admit(key:maxWait:requestsPerSecond:send:)`` is to admit it.
+    func arrive(key: String, now: Deadline) -> Bool {
+        state.withLock { $0.leases.arrived(key, now: now) }
+    }
+
+    /// The admission of one request for `key` (counted by ``arrive(key:now:)``, which found no leased slot) (whose limit allows `requestsPerSecond`) with `maxWait`; `send` makes
     /// one script call for a batch (the longest waits, in order) and returns one admission per entry, in the same
     /// order.
     func admit(
@@ -55,7 +61,8 @@ final class FleetAdmissionBatches: Sendable {
     ) async -> FleetAdmission {
         let now = Deadline.now()
         let start = state.withLock { state -> Start in
-            if state.leases.arrived(key, now: now) { return .leased }
+            // Counted on arrival (``arrive(key:now:)``), which found no slot: one may have been leased since.
+            if state.leases.takeSlot(key, now: now) { return .leased }
             guard state.waiting[key] == nil else { return .wait }
             state.waiting[key] = []
             return .lead

@@ -37,15 +37,16 @@ package final class FleetCoordinator: Sendable {
     private let keyNames = Mutex<[KeyName: String]>([:])
 
     private struct KeyName: Hashable {
-        let endpointKey: String
+        let endpointKey: EndpointKey
         let limit: RateLimit
     }
 
-    /// The rate-limit hash of `endpointKey` under `limit` (``FleetKeys/rateLimit(endpointKey:limit:)``), made once.
-    private func rateLimitKey(_ endpointKey: String, _ limit: RateLimit) -> String {
+    /// The rate-limit hash of `endpointKey` under `limit` (``FleetKeys/rateLimit(endpointKey:limit:)``), made once;
+    /// looked up by the endpoint key's parts, so that a load does not build its description.
+    private func rateLimitKey(_ endpointKey: EndpointKey, _ limit: RateLimit) -> String {
         let name = KeyName(endpointKey: endpointKey, limit: limit)
         if let known = keyNames.withLock({ $0[name] }) { return known }
-        let made = configuration.keys.rateLimit(endpointKey: endpointKey, limit: limit)
+        let made = configuration.keys.rateLimit(endpointKey: endpointKey.description, limit: limit)
         keyNames.withLock { table in
             if table.count >= 10_000 { table.removeAll() }
             table[name] = made
@@ -141,9 +142,25 @@ package final class FleetCoordinator: Sendable {
     ///
     /// Requests wait in the order their admissions reach Redis; a caller asks once per request and then sleeps
     /// for the returned wait. With `maxWait`, a wait longer than it reserves nothing
-    /// (``FleetAdmission/wouldWaitTooLong(_:)``); nil accepts any wait.
+    /// (``FleetAdmission/wouldWaitTooLong(_:)``); nil accepts any wait. The same as ``arrive(endpointKey:limit:now:)``
+    /// then ``admit(_:limit:maxWait:)``.
     package func admit(endpointKey: String, limit: RateLimit, maxWait: Duration?) async -> FleetAdmission {
+        await admit(arrive(endpointKey: EndpointKey(host: endpointKey, pathPrefix: ""), limit: limit, now: .now()), limit: limit, maxWait: maxWait)
+    }
+
+    /// Counts a request for `endpointKey` arriving at `now`: a slot this process leased admits it at once
+    /// (``FleetArrival/leased``, no call); otherwise ``admit(_:limit:maxWait:)`` must follow, with no other
+    /// arrival for it in between.
+    package func arrive(endpointKey: EndpointKey, limit: RateLimit, now: Deadline) -> FleetArrival {
         let key = rateLimitKey(endpointKey, limit)
+        return FleetArrival(key: key, leased: batches.arrive(key: key, now: now))
+    }
+
+    /// The admission of a request ``arrive(endpointKey:limit:now:)`` counted: at once when a leased slot took it;
+    /// otherwise one script call, shared with the requests for the same key that arrive while it is in flight.
+    package func admit(_ arrival: FleetArrival, limit: RateLimit, maxWait: Duration?) async -> FleetAdmission {
+        if arrival.leased { return .go(after: .zero) }
+        let key = arrival.key
         // Requests for one key that arrive while a call for it is in flight go together in the next call.
         return await batches.admit(key: key, maxWait: maxWait, requestsPerSecond: limit.requestsPerSecond) { maxWaits in
             do throws(RedisError) {
@@ -161,7 +178,7 @@ package final class FleetCoordinator: Sendable {
     /// Redis's clock; never shortens a pause already stored. A duration that is not positive changes nothing.
     package func pause(endpointKey: String, limit: RateLimit, for duration: Duration) async -> Result<Void, RedisError> {
         guard duration > .zero else { return .success(()) }
-        let key = rateLimitKey(endpointKey, limit)
+        let key = rateLimitKey(EndpointKey(host: endpointKey, pathPrefix: ""), limit)
         batches.dropLeases(key)
         do {
             let reply = try await client.evaluate(FleetScripts.pause, keys: [key], arguments: FleetScripts.pauseArguments(limit: limit, duration: duration))

@@ -160,12 +160,18 @@ package final class FleetLink: Sendable {
         await coordinator?.shutdown()
     }
 
-    /// Reserves a slot of the fleet's `limit` for `key` within `maxWait`; a link without a coordinator answers as
-    /// a Redis that cannot be reached would.
-    func admit(_ key: EndpointKey, limit: RateLimit, maxWait: Duration, now: Deadline) async -> FleetAdmission {
-        guard let coordinator else { return .unavailable(unusableRedisError) }
+    /// Counts a load for `key` arriving at `now`: nil when the link has no coordinator (``admit(_:limit:maxWait:)``
+    /// then answers as a Redis that cannot be reached would); a slot this process leased may admit it at once.
+    func arrive(_ key: EndpointKey, limit: RateLimit, now: Deadline) -> FleetArrival? {
+        guard let coordinator else { return nil }
         startIfNeeded(now: now)
-        return await coordinator.admit(endpointKey: key.description, limit: limit, maxWait: maxWait)
+        return coordinator.arrive(endpointKey: key, limit: limit, now: now)
+    }
+
+    /// Reserves a slot of the fleet's `limit` for a load ``arrive(_:limit:now:)`` counted, within `maxWait`.
+    func admit(_ arrival: FleetArrival?, limit: RateLimit, maxWait: Duration) async -> FleetAdmission {
+        guard let coordinator, let arrival else { return .unavailable(unusableRedisError) }
+        return await coordinator.admit(arrival, limit: limit, maxWait: maxWait)
     }
 
     /// Shares a pause of `key` for `duration` with the fleet.

@@ -12,7 +12,13 @@ extension LoadHop {
     @inline(never)
     nonisolated(nonsending) mutating func admitFleet(_ fleet: FleetLink, limit: RateLimit, local: Deadline) async throws(CourierError) -> Deadline {
         let key = route.endpointKey
-        let admission = await fleet.admit(key, limit: limit, maxWait: max(.zero, deadline - arrived), now: arrived)
+        let arrival = fleet.arrive(key, limit: limit, now: arrived)
+        if arrival?.leased == true {
+            // A slot this process leased: no call, no suspension (the common case under a busy limit).
+            fleet.note(available: true)
+            return max(local, arrived)
+        }
+        let admission = await fleet.admit(arrival, limit: limit, maxWait: max(.zero, deadline - arrived))
         switch admission {
         case .go(let wait), .wouldWaitTooLong(let wait):
             fleet.note(available: true)
