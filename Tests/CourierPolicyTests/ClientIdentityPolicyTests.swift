@@ -94,6 +94,33 @@ import Testing
         #expect(tls.clientIdentity?.description.contains("password <redacted>") == true)
     }
 
+    /// The Redis connection's TLS takes a client identity as a service's does, and the same mistake is the same
+    /// error there.
+    @Test func coordinationRedisTLSTakesAClientCertificateAndAKeyAloneIsAnError() throws {
+        let (good, folder) = try Self.compileWithKey(mode: 0o600) { _ in
+            """
+            version: 1
+            coordination:
+              redis:
+                url: "rediss://127.0.0.1:6380/0"
+                tls: { client-certificate: client.pem, client-key: client.key }
+            """
+        }
+        #expect(good.diagnostics.isEmpty, "\(good.diagnostics)")
+        #expect(good.graph?.coordination?.redis.tls?.clientIdentity?.certificateFile == folder + "/client.pem")
+        let (orphan, _) = try Self.compileWithKey(mode: 0o600) { _ in
+            """
+            version: 1
+            coordination:
+              redis:
+                url: "rediss://127.0.0.1:6380/0"
+                tls: { client-key: client.key }
+            """
+        }
+        #expect(orphan.summary == ["client-key-without-certificate@5"])
+        #expect(orphan.graph == nil)
+    }
+
     @Test func connectToUnixIsTheServicesSocketRelativeToThePolicy() throws {
         let result = compile("""
             version: 1

@@ -243,6 +243,28 @@ private func echoMismatches(_ client: RedisClient, count: Int, prefix: String) a
         #expect(error?.description.hasPrefix("redis 127.0.0.1:\(server.port): tls: ") == true)
     }
 
+    /// `rediss://` to a server that wants a client certificate (`tls-auth-clients yes`): the policy's client
+    /// identity is presented, and without it the server's refusal is a TLS error naming the backend.
+    @Test func redissWithAClientCertificate() async throws {
+        let server = try await RedisServer.start(tls: true, requireClientCertificate: true)
+        let url = try RedisURL(server.url(tls: true))
+        var tls = TLSPolicy(caFile: TestPKI.shared.rootCA)
+        tls.clientIdentity = ClientIdentity(
+            certificateFile: TestPKI.shared.chain("client"), keyFile: TestPKI.shared.encryptedClientKey,
+            keyPassword: TestPKI.shared.clientKeyPassword
+        )
+        let client = RedisClient(configuration: RedisConfiguration(url: url, tls: tls))
+        defer { client.shutdown() }
+        #expect(try await client.send(RedisCommand("SET", "k", "mutual"), deadline: .now() + .seconds(5)) == .simpleString("OK"))
+        #expect(try await client.send(RedisCommand("GET", "k"), deadline: .now() + .seconds(5)).string == "mutual")
+
+        let anonymous = RedisClient(configuration: RedisConfiguration(url: url, tls: TLSPolicy(caFile: TestPKI.shared.rootCA)))
+        defer { anonymous.shutdown() }
+        let error = await #expect(throws: RedisError.self) { try await anonymous.send(RedisCommand("PING"), deadline: .now() + .seconds(5)) }
+        #expect(error?.kind == .tls, "\(String(describing: error))")
+        #expect(error?.description.hasPrefix("redis 127.0.0.1:\(server.port): ") == true)
+    }
+
     @Test func aCancelledCallerLeavesAtOnceAndTheStreamStaysInStep() async throws {
         let (server, client) = try await startServerAndClient()
         defer { withExtendedLifetime(server) { client.shutdown() } }

@@ -28,13 +28,18 @@ public final class RedisServer: @unchecked Sendable {
     private var process: ChildProcess?
 
     /// Starts a server and waits (at most 10 s) until it accepts connections, on a thread of its own.
-    /// With `tls`, it serves TLS only, with the test PKI's `good` chain (for `localhost` and `127.0.0.1`).
-    public static func start(password: String? = nil, user: User? = nil, tls: Bool = false) async throws -> RedisServer {
-        let result = await offThePool { Result { try RedisServer(password: password, user: user, tls: tls) } }
+    /// With `tls`, it serves TLS only, with the test PKI's `good` chain (for `localhost` and `127.0.0.1`); with
+    /// `requireClientCertificate` too, it refuses clients without a certificate of the test PKI's client CA.
+    public static func start(
+        password: String? = nil, user: User? = nil, tls: Bool = false, requireClientCertificate: Bool = false
+    ) async throws -> RedisServer {
+        let result = await offThePool {
+            Result { try RedisServer(password: password, user: user, tls: tls, requireClientCertificate: requireClientCertificate) }
+        }
         return try result.get()
     }
 
-    private init(password: String?, user: User?, tls: Bool) throws {
+    private init(password: String?, user: User?, tls: Bool, requireClientCertificate: Bool) throws {
         guard let executable = Self.executable else { throw ServerError.notInstalled }
         var template = Array((NSTemporaryDirectory() + "courier-redis-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ServerError.didNotStart("mkdtemp failed: \(errno)") }
@@ -48,8 +53,11 @@ public final class RedisServer: @unchecked Sendable {
         for _ in 0..<5 {
             let candidate = try Self.freePort()
             let ports = tls
-                ? ["--port", "0", "--tls-port", String(candidate), "--tls-auth-clients", "no",
-                   "--tls-cert-file", TestPKI.shared.chain("good"), "--tls-key-file", TestPKI.shared.key("good")]
+                ? ["--port", "0", "--tls-port", String(candidate), "--tls-cert-file", TestPKI.shared.chain("good"),
+                   "--tls-key-file", TestPKI.shared.key("good")]
+                    + (requireClientCertificate
+                        ? ["--tls-auth-clients", "yes", "--tls-ca-cert-file", TestPKI.shared.clientRootCA]
+                        : ["--tls-auth-clients", "no"])
                 : ["--port", String(candidate)]
             let arguments = ports + options
             if let process = try Self.launch(executable, arguments, directory: directory, failure: &lastFailure) {

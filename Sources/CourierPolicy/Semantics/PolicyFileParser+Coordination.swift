@@ -114,6 +114,10 @@ extension PolicyFileParser {
             case "tls":
                 var layer = PolicyLayer()
                 parseTLS(value, into: &layer)
+                if layer["tls.client-certificate"] == nil, let orphan = layer["tls.client-key"] ?? layer["tls.client-key-password"] {
+                    report(.clientKeyWithoutCertificate, "coordination.redis.tls has a client key or key password but no client-certificate", at: orphan.location,
+                           suggestion: "add 'client-certificate: FILE' beside it (the certificate, then any intermediates, in PEM)")
+                }
                 tls = (PolicyLinker.tls(layer), keyNode)
             default: unhandled(key, keyNode)
             }
