@@ -67,9 +67,7 @@ fi
 client_cpu=(); server_cpu=()
 if [ -n "$pin" ]; then client_cpu=(taskset -c 0); server_cpu=(taskset -c 1); fi
 
-apt_install() { # package...
-    apt-get install -y "$@" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
-}
+. ./nginx-lib.sh
 [ -n "$handshakes" ] || command -v wrk >/dev/null || apt_install wrk
 
 mkdir -p .build
@@ -91,15 +89,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for_port() {
-    for _ in $(seq 50); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "run-http.sh: nothing listens on port $1" >&2; exit 1
-}
-
 if [ "$server" = nginx ]; then
     command -v nginx >/dev/null || apt_install nginx-light
     nginx_dir=$(mktemp -d)
@@ -110,62 +99,21 @@ if [ "$server" = nginx ]; then
     port=$(free_port)
     tls_servers=""
     if [ -n "$https" ]; then
-        # A CA and a leaf for 127.0.0.1 signed by it, both ECDSA P-256; the clients trust the CA alone.
+        make_bench_pki "$nginx_dir"
         cacert=$nginx_dir/ca.pem
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=courier-bench-ca \
-            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
-            -keyout "$nginx_dir/ca.key" -out "$cacert" 2>/dev/null
-        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
-            -keyout "$nginx_dir/leaf.key" -out "$nginx_dir/leaf.csr" 2>/dev/null
-        printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' \
-            >"$nginx_dir/leaf.ext"
-        openssl x509 -req -in "$nginx_dir/leaf.csr" -CA "$cacert" -CAkey "$nginx_dir/ca.key" -set_serial 1 -days 2 \
-            -extfile "$nginx_dir/leaf.ext" -out "$nginx_dir/leaf.pem" 2>/dev/null
-        chmod 644 "$nginx_dir"/*.key
         full_port=$(free_port); resumed_port=$(free_port)
-        tls_server() { # port tickets
-            cat <<TLS
-    server {
-        listen 127.0.0.1:$1 ssl;
-        ssl_certificate $nginx_dir/leaf.pem;
-        ssl_certificate_key $nginx_dir/leaf.key;
-        ssl_protocols TLSv1.3;
-        ssl_session_cache off;
-        ssl_session_tickets $2;
-        root $nginx_dir/www;
-        location / { default_type application/octet-stream; }
-    }
-TLS
-        }
         # Full handshakes: no session cache and no tickets. Resumed: stateless tickets (keys made at start-up).
-        tls_servers="$(tls_server "$full_port" off)
-$(tls_server "$resumed_port" on)"
+        tls_servers="$(tls_server_block "$nginx_dir" "$full_port" "        ssl_session_cache off;
+        ssl_session_tickets off;")
+$(tls_server_block "$nginx_dir" "$resumed_port" "        ssl_session_cache off;
+        ssl_session_tickets on;")"
     fi
-    # No access log, and keep-alive connections never closed by count (nginx's default closes one after 1,000
-    # requests, which would measure reconnects).
-    cat >"$nginx_dir/nginx.conf" <<CONF
-worker_processes ${NGINX_WORKERS:-1};
-daemon off;
-pid $nginx_dir/nginx.pid;
-error_log $nginx_dir/error.log;
-events { worker_connections 1024; use epoll; }
-http {
-    access_log off;
-    keepalive_requests 100000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $nginx_dir/tmp;
-    proxy_temp_path $nginx_dir/tmp;
-    fastcgi_temp_path $nginx_dir/tmp;
-    uwsgi_temp_path $nginx_dir/tmp;
-    scgi_temp_path $nginx_dir/tmp;
-    server {
+    write_nginx_conf "$nginx_dir" "${NGINX_WORKERS:-1}" "    server {
         listen 127.0.0.1:$port;
         root $nginx_dir/www;
         location / { default_type application/octet-stream; }
     }
-$tls_servers
-}
-CONF
+$tls_servers"
     "${server_cpu[@]}" nginx -c "$nginx_dir/nginx.conf" -p "$nginx_dir" &
     nginx_pid=$!
     wait_for_port "$port"

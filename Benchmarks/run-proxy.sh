@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 client_cpu=(taskset -c 0); server_cpu=(taskset -c 1)
 if [ "$(nproc --all)" -lt 2 ]; then echo "run-proxy.sh: fewer than 2 cores, running unpinned" >&2; client_cpu=(); server_cpu=(); fi
-apt_install() { apt-get install -y "$@" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }; }
+. ./nginx-lib.sh
 command -v nginx >/dev/null || apt_install nginx-light
 [ -x /usr/sbin/squid ] || apt_install squid
 
@@ -46,50 +46,12 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for_port() {
-    for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
-    echo "run-proxy.sh: nothing listens on port $1" >&2; exit 1
-}
-
-mkdir -p "$dir/www" "$dir/tmp"
+mkdir -p "$dir/www"
 head -c 100 /dev/zero | tr '\0' a >"$dir/www/small"
+make_bench_pki "$dir"
 cacert=$dir/ca.pem
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=courier-bench-ca \
-    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
-    -keyout "$dir/ca.key" -out "$cacert" 2>/dev/null
-openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
-    -keyout "$dir/leaf.key" -out "$dir/leaf.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' >"$dir/leaf.ext"
-openssl x509 -req -in "$dir/leaf.csr" -CA "$cacert" -CAkey "$dir/ca.key" -set_serial 1 -days 2 \
-    -extfile "$dir/leaf.ext" -out "$dir/leaf.pem" 2>/dev/null
-chmod 644 "$dir"/*.key
 tls_port=$(free_port)
-cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 1024; use epoll; }
-http {
-    access_log off;
-    keepalive_requests 100000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $dir/tmp;
-    proxy_temp_path $dir/tmp;
-    fastcgi_temp_path $dir/tmp;
-    uwsgi_temp_path $dir/tmp;
-    scgi_temp_path $dir/tmp;
-    server {
-        listen 127.0.0.1:$tls_port ssl;
-        ssl_certificate $dir/leaf.pem;
-        ssl_certificate_key $dir/leaf.key;
-        ssl_protocols TLSv1.3;
-        root $dir/www;
-        location / { default_type application/octet-stream; }
-    }
-}
-CONF
+write_nginx_conf "$dir" 1 "$(tls_server_block "$dir" "$tls_port")"
 "${server_cpu[@]}" nginx -c "$dir/nginx.conf" -p "$dir" &
 nginx_pid=$!
 proxy_port=$(free_port)
