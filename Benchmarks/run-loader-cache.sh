@@ -16,29 +16,19 @@ done
 echo "# load before the build: $(uptime)"
 ./clean-courier-modules.sh
 swift build -c release --product loader-cache-bench >/dev/null
-command -v nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq nginx-light; }
+. ./nginx-lib.sh
+command -v nginx >/dev/null || apt_install nginx-light
 dir=$(mktemp -d); nginx_pid=""
 cleanup() { if [ -n "$nginx_pid" ]; then kill "$nginx_pid" 2>/dev/null || true; fi; rm -rf "$dir"; }
 trap cleanup EXIT INT TERM
 chmod 755 "$dir"; mkdir -p "$dir/www"
 head -c 100 /dev/zero | tr '\0' a >"$dir/www/small"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 1024; use epoll; }
-http {
-    access_log off;
-    keepalive_requests 100000000;
-    server {
+port=$(free_port)
+write_nginx_conf "$dir" 1 "    server {
         listen 127.0.0.1:$port;
         root $dir/www;
-        location / { default_type application/octet-stream; add_header Cache-Control "max-age=3600"; }
-    }
-}
-CONF
+        location / { default_type application/octet-stream; add_header Cache-Control \"max-age=3600\"; }
+    }"
 server=(nginx -c "$dir/nginx.conf"); client=(.build/release/loader-cache-bench)
 if [ -n "$pin" ]; then server=(taskset -c 1 "${server[@]}"); client=(taskset -c 0 "${client[@]}"); fi
 "${server[@]}" & nginx_pid=$!
