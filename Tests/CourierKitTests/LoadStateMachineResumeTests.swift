@@ -34,6 +34,27 @@ import Testing
         )
     }
 
+    /// Breaks the first (strong, 1000-byte) body after 400 bytes and brings the granted retry to its send.
+    func retryAfterBreaking(_ m: inout Machine) {
+        _ = breakFirstBody(&m, headers: strong, delivered: 400)
+        _ = m.budget(granted: true, now: t0)
+        sendNext(&m)
+    }
+
+    /// The retry wait is over and the next attempt is admitted at once.
+    func sendNext(_ m: inout Machine) {
+        _ = m.retryWaited()
+        _ = m.admitted(at: t0, now: t0)
+    }
+
+    /// The body being delivered breaks off after `delivered` more bytes: the actions.
+    func breakAgain(_ m: inout Machine, delivered: Int64, using random: inout SplitMix64) -> Machine.Actions {
+        m.failed(
+            "lost", condition: .connectionLost, kind: .protocol, cancelled: false, handedOver: true, delivered: delivered,
+            reason: "reset", now: t0, using: &random
+        )
+    }
+
     func range(_ offset: Int64, _ validator: String = "\"v1\"", length: Int64? = 1000) -> ResumeRange {
         ResumeRange(offset: offset, anchor: ResumeAnchor(validator: validator, length: length))
     }
@@ -52,42 +73,29 @@ import Testing
             "r206", status: 206, retryAfter: nil, redirect: nil, headers: ["Content-Range": "bytes 400-999/1000"], now: t0, using: &random
         ) == [.continueBody("r206", head: "r200", from: 400, reason: "protocol: the connection closed")])
         // The continuation breaks too: the next range starts after both parts.
-        #expect(m.failed(
-            "lost", condition: .connectionLost, kind: .protocol, cancelled: false, handedOver: true, delivered: 250,
-            reason: "reset", now: t0, using: &random
-        ) == [.askForRange(range(650)), .proposeRetry(at: t0 + .milliseconds(200), reason: "reset")])
+        #expect(breakAgain(&m, delivered: 250, using: &random) == [.askForRange(range(650)), .proposeRetry(at: t0 + .milliseconds(200), reason: "reset")])
     }
 
     @Test func a200ToTheRangeRequestRestartsTheBodyAndTellsTheConsumer() {
         var m = machine()
         var random = SplitMix64(seed: 1)
-        _ = breakFirstBody(&m, headers: strong, delivered: 400)
-        _ = m.budget(granted: true, now: t0)
-        _ = m.retryWaited()
-        _ = m.admitted(at: t0, now: t0)
+        retryAfterBreaking(&m)
         #expect(m.responseArrived("r200b", status: 200, retryAfter: nil, redirect: nil, headers: strong, now: t0, using: &random) == [
             .askForRange(nil), .announceRestart(attempt: 2, reason: "status 200: the server sent the whole body again"),
             .deliver("r200b", store: false, stored: nil),
         ])
         // The restarted body may be resumed in turn, from its own first byte.
-        #expect(m.failed(
-            "lost", condition: .connectionLost, kind: .protocol, cancelled: false, handedOver: true, delivered: 10,
-            reason: "reset", now: t0, using: &random
-        ).elements.first == .askForRange(range(10)))
+        #expect(breakAgain(&m, delivered: 10, using: &random).elements.first == .askForRange(range(10)))
     }
 
     @Test func aRetriedStatusOnTheRangeRequestKeepsAskingAndOneThatIsFinalRestarts() {
         var m = machine()
         var random = SplitMix64(seed: 1)
-        _ = breakFirstBody(&m, headers: strong, delivered: 400)
-        _ = m.budget(granted: true, now: t0)
-        _ = m.retryWaited()
-        _ = m.admitted(at: t0, now: t0)
+        retryAfterBreaking(&m)
         _ = m.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, headers: [:], now: t0, using: &random)
         #expect(m.budget(granted: true, now: t0).last
             == .waitForRetry(until: t0 + .milliseconds(200), reason: "status 503", announce: false))
-        _ = m.retryWaited()
-        _ = m.admitted(at: t0, now: t0)
+        sendNext(&m)
         _ = m.responseArrived("r503", status: 503, retryAfter: nil, redirect: nil, headers: [:], now: t0, using: &random)
         #expect(m.budget(granted: false, now: t0) == [
             .gaveUp(reason: "status 503", why: .budgetExhausted), .askForRange(nil),
@@ -104,10 +112,7 @@ import Testing
         ] {
             var m = machine()
             var random = SplitMix64(seed: 1)
-            _ = breakFirstBody(&m, headers: strong, delivered: 400)
-            _ = m.budget(granted: true, now: t0)
-            _ = m.retryWaited()
-            _ = m.admitted(at: t0, now: t0)
+            retryAfterBreaking(&m)
             let actions = m.responseArrived(
                 "r206", status: 206, retryAfter: nil, redirect: nil, headers: ["Content-Range": field], now: t0, using: &random
             )
@@ -154,15 +159,11 @@ import Testing
     @Test func aConnectFailureOfTheRangeRequestIsRetriedAskingForTheSameRest() {
         var m = machine()
         var random = SplitMix64(seed: 1)
-        _ = breakFirstBody(&m, headers: strong, delivered: 400)
-        _ = m.budget(granted: true, now: t0)
-        _ = m.retryWaited()
-        _ = m.admitted(at: t0, now: t0)
+        retryAfterBreaking(&m)
         #expect(m.failed("refused", condition: .connectError, kind: .connect, cancelled: false, reason: "connect", now: t0, using: &random)
             == [.proposeRetry(at: t0 + .milliseconds(200), reason: "connect")])
         #expect(m.budget(granted: true, now: t0) == [.waitForRetry(until: t0 + .milliseconds(200), reason: "connect", announce: false)])
-        _ = m.retryWaited()
-        _ = m.admitted(at: t0, now: t0)
+        sendNext(&m)
         #expect(m.responseArrived(
             "r206", status: 206, retryAfter: nil, redirect: nil, headers: ["Content-Range": "bytes 400-999/1000"], now: t0, using: &random
         ) == [.continueBody("r206", head: "r200", from: 400, reason: "protocol: the connection closed")])

@@ -61,7 +61,7 @@ public final class NginxServer: @unchecked Sendable {
             let process = try ChildProcess(executable, ["-c", file, "-p", directory], stdin: .null, stdout: .null, stderr: .null)
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline, process.isRunning {
-                if Self.accepts(candidate) {
+                if MicroSocksProxy.accepts(port: candidate) {
                     self.port = candidate
                     self.process = process
                     return
@@ -91,17 +91,4 @@ public final class NginxServer: @unchecked Sendable {
 
     /// `http://127.0.0.1:PORT/path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 }
