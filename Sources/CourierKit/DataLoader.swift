@@ -115,6 +115,9 @@ public final class DataLoader: Sendable {
                 case .retrying(let attempt, let reason):
                     body.reset()
                     delegate.willRetry(handle, attempt: attempt, reason: reason)
+                case .resuming(let attempt, let offset, let reason):
+                    // The body continues: what was collected stays.
+                    delegate.didResume(handle, attempt: attempt, from: offset, reason: reason)
                 case .finished(var response):
                     if !chunks { response.body = body.bytes }
                     if let error = response.error {

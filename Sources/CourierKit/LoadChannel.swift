@@ -108,23 +108,25 @@ final class LoadChannel: Sendable {
 
     /// Delivers a final attempt's head and body at the consumer's pace. Returns the exchange's figures and, when
     /// `keeping` is given, the body if it is no larger than that (for the cache); or the failure (`cancelled`
-    /// when the consumer is gone).
-    nonisolated(nonsending) func deliver(_ response: StreamingResponse, attempt: Int, keeping limit: Int?) async
-        -> Result<(RequestMetrics, [UInt8]?), CourierError>
-    {
+    /// when the consumer is gone). `continuing`: the body continues one the consumer has (a resumed download),
+    /// announced by this event instead of the response's head. `delivered` counts the body's bytes handed over.
+    nonisolated(nonsending) func deliver(
+        _ response: StreamingResponse, attempt: Int, keeping limit: Int?, continuing: LoadEvent? = nil, delivered: inout Int64
+    ) async -> Result<(RequestMetrics, [UInt8]?), CourierError> {
         let url = response.url.description
         var kept = limit.map { BoundedBody(limit: $0) }
-        let head = ResponseHead(
+        let first = continuing ?? .response(ResponseHead(
             status: response.status, reason: response.head.reason, headers: response.headers, url: response.url,
             attempt: attempt
-        )
-        guard await send(.response(head)) else {
+        ))
+        guard await send(first) else {
             response.body.cancel()
             return .failure(CourierError(.cancelled, "the request was cancelled", url: url))
         }
         do {
             while let chunk = try await response.body.nextChunk() {
                 kept?.append(chunk)
+                delivered += Int64(chunk.count)
                 guard await send(.chunk(Array(chunk))) else {
                     response.body.cancel()
                     var error = CourierError(.cancelled, "the request was cancelled", url: url)

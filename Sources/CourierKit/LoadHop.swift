@@ -57,6 +57,8 @@ struct LoadHop: ~Copyable {
     private var decidedAt: Deadline
     var timeline: ResponseTimeline
     var tried: [String] = []
+    /// The bytes of the body being streamed that reached the consumer (what a resumed attempt asks after).
+    var bodyDelivered: Int64 = 0
     private var random = SystemRandomNumberGenerator()
     /// The route's service name and retry budget, read once: each read through the route copies its retry
     /// policy or its name.
@@ -112,7 +114,8 @@ struct LoadHop: ~Copyable {
         self.machine = Machine(
             retry: retry, maxAttempts: max(1, request.maxAttempts ?? retry.maxAttempts), retriesAllowed: route.retriesAllowed,
             deadline: self.deadline, hasAuthoriser: authoriser != nil, cache: cacheRole,
-            offline: execution.factory.isOffline
+            offline: execution.factory.isOffline,
+            resumes: execution.events != nil && request.method == .get && !headers.contains("Range") && !headers.contains("If-Range")
         )
         // Last: moved, where stored earlier they would have been copied for the reads above.
         self.url = url
@@ -238,9 +241,26 @@ struct LoadHop: ~Copyable {
             case .gaveUp(let reason, let why):
                 execution.trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
-            case .waitForRetry(let until, let reason):
-                try await waitForRetry(until: until, reason: reason)
+            case .waitForRetry(let until, let reason, let announce):
+                try await waitForRetry(until: until, reason: reason, announce: announce)
                 actions += machine.retryWaited()
+
+            case .askForRange(let range):
+                askFor(range)
+
+            case .announceRestart(let attempt, let reason):
+                try await execution.announceRetry(attempt: attempt, reason: reason)
+
+            case .continueBody(let answer, let head, let from, let reason):
+                do {
+                    return .answer(try await continueBody(answer, head: head, from: from, reason: reason, &counters))
+                } catch {
+                    actions += failed(error, &counters, handedOver: true)
+                }
+
+            case .failResume(let answer, let why):
+                counters.count(answer.abandon())
+                throw CourierError(.protocol, "the download could not be resumed: \(why)", url: requestURL)
 
             case .followRedirect(let hop):
                 follower.follow()
@@ -298,7 +318,9 @@ struct LoadHop: ~Copyable {
             counters.count(answer.abandon())
             throw error
         }
-        return machine.responseArrived(answer, status: status, retryAfter: requested, redirect: redirect, now: decided(), using: &random)
+        return machine.responseArrived(
+            answer, status: status, retryAfter: requested, redirect: redirect, headers: head.headers, now: decided(), using: &random
+        )
     }
 
     @inline(never)
@@ -308,12 +330,14 @@ struct LoadHop: ~Copyable {
         timeline.rateLimitWait += .now() - arrived
     }
 
-    /// Tells a stream's consumer, then waits out the back-off.
+    /// Tells a stream's consumer (unless the next attempt asks for the rest of the body), then waits out the
+    /// back-off.
     @inline(never)
-    nonisolated(nonsending) private mutating func waitForRetry(until: Deadline, reason: String) async throws(CourierError) {
+    nonisolated(nonsending) private mutating func waitForRetry(until: Deadline, reason: String, announce: Bool) async throws(CourierError) {
         // The back-off as decided, not what is left of it once the trace runs.
-        execution.trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
-        try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
+        let traced = announce ? reason : "\(reason), asking for the rest of the body"
+        execution.trace(machine.attempt, .retrying(reason: traced, delay: until - decidedAt))
+        if announce { try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason) }
         let before = Deadline.now()
         try await RequestExecution.sleep(until: until, url: requestURL)
         timeline.backoffWait += .now() - before
@@ -330,16 +354,17 @@ struct LoadHop: ~Copyable {
         return decidedAt
     }
 
-    /// A failed attempt (or a body that broke off): its bytes counted, the machine told.
+    /// A failed attempt (or a body that broke off, ``bodyDelivered`` of its bytes handed over): its bytes counted,
+    /// the machine told.
     @inline(never)
-    private mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
+    mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
         execution.trace.attemptFailed(error)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
         return machine.failed(
             error, condition: error.retryCondition, kind: error.kind,
             cancelled: error.kind == .cancelled || CancellationScope.isCancelled, handedOver: handedOver,
-            reason: "\(error.kind): \(error.message)", now: decided(), using: &random
+            delivered: handedOver ? bodyDelivered : 0, reason: "\(error.kind): \(error.message)", now: decided(), using: &random
         )
     }
 
@@ -398,60 +423,6 @@ struct LoadHop: ~Copyable {
         timeline.authoriserWait += .now() - started
     }
 
-    /// One attempt: the URL's own host, then its fallbacks in order, skipping targets that are cooling down after
-    /// a failure (`FallbackSelection`). Only a resolve or connect failure moves on to the next target.
-    @inline(never)
-    nonisolated(nonsending) private mutating func send(attempt: Int) async -> Result<LoadAnswer, CourierError> {
-        // The authorised request's URL and fields, else the hop's own (the authorised request is looked at only on
-        // a route with an authoriser: reading an optional that large copies it whole).
-        let sendHeaders = hasAuthoriser ? authorised?.headers ?? headers : headers
-        // The fields and wall-clock instants are the cache's (RFC 9111's request and response times) only.
-        if stage != nil { (sentHeaders, sentAt) = (sendHeaders, service.wallClock()) }
-        let service = self.service
-        let selection = FallbackSelection(host: url.host, port: url.port, fallbacks: route.fallbacks) {
-            service.isCoolingDown($0, now: .now())
-        }
-        for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
-        // The proxy (the request's, explicit, the route's policy, the environment); a fallback host is the origin its
-        // tunnel names.
-        var proxy = execution.request.proxy
-        if proxy == nil {
-            do throws(CourierError) {
-                proxy = try service.proxyDecision(for: url, route: route)?.proxy
-            } catch {
-                return .failure(error)
-            }
-        }
-        // The selection always holds at least the URL's own host; `last` is set before the loop can end.
-        var last: CourierError?
-        for target in selection.candidates {
-            guard Deadline.now() < deadline else {
-                return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
-            }
-            tried.append(target.label)
-            execution.trace(attempt, .connecting(target: target.label, fallback: target.address != nil))
-            let outgoing: HTTPRequest
-            do throws(CourierError) {
-                outgoing = try outgoingRequest(to: target, headers: sendHeaders, proxy: proxy)
-            } catch {
-                return .failure(error)
-            }
-            do {
-                // The load's one deadline, as it was made when the load started: the transport takes it unchanged.
-                let exchange = try await service.client.exchange(outgoing, deadline: deadline)
-                service.markWorking(target.label)
-                if stage != nil { answeredAt = service.wallClock() }
-                return .success(LoadAnswer(exchange))
-            } catch {
-                last = error
-                guard error.targetUnreachable else { return .failure(error) }
-                execution.trace(attempt, .unreachable(target: target.label, error: error))
-                service.markFailed(target.label, now: .now())
-            }
-        }
-        return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))
-    }
-
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
     /// machine said so and RFC 9111 allows: the response, or the failure of a body that broke off.
     /// `storing`: whether to store it, over `found`, the stored response found (if any). The stored response is
@@ -477,8 +448,9 @@ struct LoadHop: ~Copyable {
         _ counters: inout RequestExecution.Counters
     ) async throws(CourierError) -> Response {
         let limit = storing ? stage?.streamedBodyLimit : nil
+        bodyDelivered = 0
         let (final, kept) = try await events.deliver(
-            service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit
+            service.client.streaming(answer.exchange), attempt: machine.attempt, keeping: limit, delivered: &bodyDelivered
         ).get()
         counters.count(final)
         if let limit {
@@ -493,7 +465,7 @@ struct LoadHop: ~Copyable {
     }
 
     /// The answer from the network, read (its body, unless a stream's consumer has it).
-    private mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
+    mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
         timeline.doneAt = .now()
         var response = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,

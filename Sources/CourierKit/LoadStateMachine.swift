@@ -74,8 +74,21 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         case proposeRetry(at: Deadline, reason: String)
         /// The failure or response is final for this reason (for the trace).
         case gaveUp(reason: String, why: RetryPlanner.Reason)
-        /// Tell a stream's consumer, wait until `until`, then say ``retryWaited()``.
-        case waitForRetry(until: Deadline, reason: String)
+        /// Tell a stream's consumer (unless `announce` is false: the attempt asks for the rest of a body that broke
+        /// off, and the consumer learns what became of it from its answer), wait until `until`, then say
+        /// ``retryWaited()``.
+        case waitForRetry(until: Deadline, reason: String, announce: Bool = true)
+        /// The next attempts send `range`'s `Range` and `If-Range` fields (nil: none, the whole body is asked for).
+        indirect case askForRange(ResumeRange?)
+        /// The attempt's answer is not the rest of a body that broke off: tell a stream's consumer that attempt
+        /// `attempt` starts the body again (`reason`), before its head.
+        case announceRestart(attempt: Int, reason: String)
+        /// The answer (a `206`) continues the body of `head`'s response from byte `from`: tell a stream's consumer
+        /// it resumes (the body broke off for `reason`), deliver the rest of the body with no head of its own, and
+        /// answer with `head`'s head.
+        indirect case continueBody(Answer, head: Answer, from: Int64, reason: String)
+        /// The answer to a range request is a `206` that cannot continue the body (`why`): a protocol error.
+        indirect case failResume(Answer, why: String)
         /// The response was a redirect to follow: the next hop (`Hop`) is a load of its own. Indirect, as ``fail(_:)``:
         /// an action is as large as its largest payload, and actions are moved on every event; the rare large
         /// payloads are boxed.
@@ -140,10 +153,13 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// The last response's status and the last failure's kind (what `stale-if-error` looks at).
     private var lastStatus: Int?
     private var lastFailure: CourierError.Kind?
+    /// Resuming a streamed body that breaks off, and the anchor of the last response (whether its body could be).
+    private var resume: BodyResumption<Answer>
+    private var anchor: ResumeAnchor?
 
     init(
         retry: RetryPolicy, maxAttempts: Int, retriesAllowed: Bool, deadline: Deadline, hasAuthoriser: Bool,
-        cache: CacheRole = .none, offline: Bool = false
+        cache: CacheRole = .none, offline: Bool = false, resumes: Bool = false
     ) {
         self.planner = RetryPlanner(retry: retry, maxAttempts: maxAttempts, retriesAllowed: retriesAllowed, deadline: deadline)
         self.retryAfterCap = retry.retryAfterCap
@@ -152,6 +168,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         self.hasAuthoriser = hasAuthoriser
         self.cacheRole = cache
         self.offline = offline
+        self.resume = BodyResumption(enabled: resumes)
     }
 
     // MARK: - Events
@@ -259,12 +276,24 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
     /// unreadable), and the next request if it is a redirect the loader follows.
     @inline(never)
     mutating func responseArrived(
-        _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, now: Deadline,
-        using random: inout some RandomNumberGenerator
+        _ answer: Answer, status: Int, retryAfter requested: Duration?, redirect: Hop?, headers: HTTPHeaders = HTTPHeaders(),
+        now: Deadline, using random: inout some RandomNumberGenerator
     ) -> Actions {
         guard case .sending = state else { return outOfOrder("responseArrived") }
         lastStatus = status
         lastFailure = nil
+        if resume.enabled {
+            switch resume.answered(status: status, headers: headers) {
+            case .continues(let head, let from, let reason):
+                state = .delivering
+                return Actions(.continueBody(answer, head: head, from: from, reason: reason))
+            case .mismatched(let why):
+                state = .finished
+                return Actions(.failResume(answer, why: why))
+            case .other:
+                anchor = revalidating ? nil : ResumeAnchor(status: status, headers: headers)
+            }
+        }
         if status == 304, revalidating, let (_, stored) = found {
             state = .freshening
             return Actions(.freshenStored(stored, notModified: answer))
@@ -301,16 +330,24 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
 
     /// The attempt failed with `failure` (or, after ``Action/deliver(_:store:stored:)``, its body broke off):
     /// `condition` is its retry condition, `kind` its kind, `cancelled` whether the caller is gone, `handedOver`
-    /// whether part of the body already reached a stream's consumer.
+    /// whether part of the body already reached a stream's consumer, `delivered` how many of its bytes did.
     @inline(never)
     mutating func failed(
         _ failure: Failure, condition: RetryPolicy.Condition?, kind: CourierError.Kind, cancelled: Bool, handedOver: Bool = false,
-        reason: @autoclosure () -> String, now: Deadline, using random: inout some RandomNumberGenerator
+        delivered: Int64 = 0, reason: @autoclosure () -> String, now: Deadline, using random: inout some RandomNumberGenerator
     ) -> Actions {
+        var actions = Actions()
         switch state {
         case .sending: break
-        // A body that broke off after its head was handed over cannot be replaced by a stored response.
-        case .delivering: if handedOver { found = nil }
+        case .delivering:
+            // A body that broke off after its head was handed over cannot be replaced by a stored response.
+            if handedOver { found = nil }
+            // If it is retried, the next attempt asks for the rest of it when it can be resumed.
+            if resume.enabled, !cancelled {
+                let asked = resume.asking
+                let range = resume.brokeOff(after: delivered, reason: reason())
+                if range != asked { actions.append(.askForRange(range)) }
+            }
         default: return outOfOrder("failed")
         }
         lastStatus = nil
@@ -319,7 +356,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
             state = .finished
             return Actions(.fail(failure))
         }
-        return decide(after: condition, wait: nil, reason: reason(), otherwise: .fail(failure), dropping: nil, now: now, using: &random)
+        return actions + decide(after: condition, wait: nil, reason: reason(), otherwise: .fail(failure), dropping: nil, now: now, using: &random)
     }
 
     /// The service's retry budget answered the proposed retry.
@@ -331,7 +368,7 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         }
         planner.budgetGranted()
         state = .waitingForRetry
-        let wait = Action.waitForRetry(until: at, reason: reason)
+        let wait = Action.waitForRetry(until: at, reason: reason, announce: resume.asking == nil)
         return dropped.map { Actions(.discard($0)) + Actions(wait) } ?? Actions(wait)
     }
 
@@ -398,19 +435,30 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
         switch outcome {
         case .deliver(let answer):
             state = .delivering
+            let restart = restartIfResuming()
+            if resume.enabled { resume.delivering(answer, anchor: anchor) }
             switch cacheRole {
-            case .lookUp: return Actions(.deliver(answer, store: true, stored: found?.stored))
-            case .invalidate: return Actions(.invalidateStored(answer)) + Actions(.deliver(answer, store: false, stored: nil))
-            case .none: return Actions(.deliver(answer, store: false, stored: nil))
+            case .lookUp: return restart + Actions(.deliver(answer, store: true, stored: found?.stored))
+            case .invalidate: return restart + Actions(.invalidateStored(answer)) + Actions(.deliver(answer, store: false, stored: nil))
+            case .none: return restart + Actions(.deliver(answer, store: false, stored: nil))
             }
         case .followRedirect(let hop, let dropped):
             state = .finished
-            let follow = Actions(.discard(dropped)) + Actions(.followRedirect(hop))
+            let follow = restartIfResuming() + Actions(.discard(dropped)) + Actions(.followRedirect(hop))
             return cacheRole == .invalidate ? Actions(.invalidateStored(dropped)) + follow : follow
         case .fail(let failure):
             state = .finished
             return Actions(.fail(failure))
         }
+    }
+
+    /// When the attempt asked for the rest of a body and its answer (`lastStatus`) is another: the consumer is told
+    /// the body starts again, and the next attempts ask for the whole of it.
+    private mutating func restartIfResuming() -> Actions {
+        guard resume.restarting() else { return Actions() }
+        let reason = lastStatus == 200
+            ? "status 200: the server sent the whole body again" : "status \(lastStatus ?? 0) instead of the rest of the body"
+        return Actions(.askForRange(nil)) + Actions(.announceRestart(attempt: attempt, reason: reason))
     }
 
     /// Why a stored response answers instead of `outcome`, if it does: the origin failed (no response, or a 500,
@@ -440,36 +488,3 @@ struct LoadStateMachine<Answer, Stored, Hop, Failure> {
 }
 
 extension LoadStateMachine.Action: Equatable where Answer: Equatable, Stored: Equatable, Hop: Equatable, Failure: Equatable {}
-
-// MARK: - The cache's part, whatever the payloads
-
-/// How the cache takes part in a load.
-enum LoadCacheRole: Equatable {
-    /// Not at all: no cache, or a method the cache neither answers nor invalidates.
-    case none
-    /// A `GET` or `HEAD`: look up first, store (or freshen from `HEAD`) after. `forceRevalidation`: a
-    /// background revalidation, which never answers from the cache; `onlyIfCached`: the request's
-    /// `only-if-cached`, answered 504 when nothing usable is stored.
-    case lookUp(forceRevalidation: Bool, onlyIfCached: Bool)
-    /// An unsafe method: its response invalidates the stored responses of the URL.
-    case invalidate
-}
-
-/// What the owner found in the cache, judged by the RFC 9111 rules at lookup time.
-struct LoadCacheFinding: Equatable {
-    var decision: ReuseDecision
-    var isFresh: Bool
-    /// Whether the response may be served if the origin fails (`stale-if-error`, or fresh).
-    var staleIfError: Bool
-    /// Whether an offline load may serve it (fresh, or stale without `must-revalidate` or `no-cache`).
-    var servableOffline: Bool
-    /// Whether it has a validator (`ETag`, `Last-Modified`) to revalidate with.
-    var hasValidators: Bool
-}
-
-/// How a stored response answers.
-enum LoadStoredAnswer: Equatable {
-    case hit
-    case stale(CacheEvent.StaleReason)
-    case revalidated
-}

@@ -10,6 +10,7 @@ public import CourierCore
 ///     case .response(let head): print("status \(head.status), attempt \(head.attempt)")
 ///     case .chunk(let bytes): try file.write(bytes)
 ///     case .retrying(let attempt, let reason): try file.truncate(); print("attempt \(attempt) after \(reason)")
+///     case .resuming(let attempt, let offset, _): print("attempt \(attempt) continues at byte \(offset)")
 ///     case .finished(let response): print("\(response.bytesReceived) bytes on the wire")
 ///     }
 /// }

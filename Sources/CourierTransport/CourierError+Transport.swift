@@ -58,7 +58,11 @@ extension CourierError {
             return CourierError(.protocol, "the connection failed (\(e.call): \(e.errnoDescription))", url: url, cause: e)
                 .classified(lost ? .connectionLost : nil)
         case let e as ResponseParseError:
-            return CourierError(.protocol, "the server broke HTTP/1.1 framing", url: url, cause: e)
+            let error = CourierError(.protocol, "the server broke HTTP/1.1 framing", url: url, cause: e)
+            // A close before the body's end (Content-Length, the last chunk) is a lost connection: a retry may get
+            // the rest (a resumed download asks for just that).
+            if case .truncatedBody = e.reason { return error.classified(.connectionLost) }
+            return error
         case let e as RequestEncodingError:
             return CourierError(.policy, "the request is invalid", url: url, cause: e)
         case let e as RedirectError:

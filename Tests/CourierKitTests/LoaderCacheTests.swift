@@ -303,7 +303,7 @@ import Testing
             case .chunk(let bytes):
                 chunks += 1
                 body += bytes
-            case .retrying: Issue.record("a cached answer is not retried")
+            case .retrying, .resuming: Issue.record("a cached answer is not retried")
             case .finished(let response): final = response
             }
         }

@@ -83,7 +83,7 @@ import Testing
                         case .chunk(let chunk): bytes += chunk.count
                         case .finished(let response): outcomes.record(index, .response(status: response.status, bodyBytes: bytes))
                         case .response: heads?.yield()
-                        case .retrying: break
+                        case .retrying, .resuming: break
                         }
                     }
                 } catch {

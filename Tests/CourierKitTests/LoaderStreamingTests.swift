@@ -41,6 +41,8 @@ import Testing
             case .retrying(let attempt, let reason):
                 r.retries.append((attempt, reason))
                 r.order.append("retrying(\(attempt))")
+            case .resuming(let attempt, let offset, _):
+                r.order.append("resuming(\(attempt), \(offset))")
             case .finished(let response):
                 r.final = response
                 r.order.append("finished")

@@ -50,8 +50,8 @@ public final class MicroSocksProxy: @unchecked Sendable {
         return "\(remoteResolution ? "socks5h" : "socks5")://\(userinfo)127.0.0.1:\(port)"
     }
 
-    /// Whether a TCP connect to 127.0.0.1:`port` succeeds now.
-    private static func accepts(port: Int) -> Bool {
+    /// Whether a TCP connect to 127.0.0.1:`port` succeeds now (also how ``NginxServer`` waits for nginx).
+    static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

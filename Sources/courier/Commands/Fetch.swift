@@ -194,6 +194,9 @@ extension CourierCommand {
         @OptionGroup(title: "Proxies")
         var proxyOptions: ProxyOptions
 
+        @OptionGroup(title: "Resuming")
+        var resumeOptions: ResumeOptions
+
         func validate() throws {
             for p in pin where TLSPolicy.Pin(p) == nil {
                 throw ValidationError("--pin takes sha256/<base64 of 32 bytes>, not '\(p)'")
@@ -240,6 +243,7 @@ extension CourierCommand {
             }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
             if !(1...256).contains(parallel) { throw ValidationError("--parallel takes a number from 1 to 256") }
+            try resumeOptions.validate(hasFiles: remoteNames >= urls.count || outputs.count >= urls.count && !outputs.contains("-"))
             if outputs.count > urls.count {
                 throw ValidationError("\(outputs.count) -o options for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL")
             }
@@ -258,6 +262,7 @@ extension CourierCommand {
             }
             var template = try makeTemplate()
             template.proxySelection = proxyOptions.selection(environment: ProcessInfo.processInfo.environment)
+            template.continueAt = resumeOptions.offset
             let reportSink = try jsonReport.map(ReportSink.init)
             var configuration = HTTPClientConfiguration()
             configuration.tls = tlsPolicy()
@@ -462,7 +467,7 @@ extension CourierCommand {
                     if let problem = FileAccess.writeProblem(path) {
                         throw CommandFailure("courier fetch: cannot write \(path): \(problem)")
                     }
-                    files[path] = OutputFile(path: path)
+                    files[path] = OutputFile(path: path, appending: resumeOptions.offset != nil)
                 }
                 paths.append(path)
             }

@@ -16,8 +16,9 @@ struct DirectFetcher: URLFetcher {
     func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
         var timeouts = TimeoutPolicy.builtIn
         if let maxTime = template.maxTime { timeouts.total = maxTime }
+        let offset = template.resumeOffset(into: output)
         var request = HTTPRequest(
-            method: template.method, url: url, headers: template.headers, body: template.transportBody,
+            method: template.method, url: url, headers: template.headers(from: offset), body: template.transportBody,
             timeouts: timeouts, decompress: template.decompress
         )
         request.unixSocketPath = template.unixSocket(at: index)
@@ -29,7 +30,15 @@ struct DirectFetcher: URLFetcher {
         do {
             let r = try await client.stream(request)
             response = r
-            let failed = template.fails(r.status)
+            let failed = template.fails(r.status) && !(offset > 0 && r.status == 416)
+            if offset > 0, !failed, let verdict = FetchResume.verdict(offset: offset, r.status, r.headers) {
+                r.body.cancel()
+                let report = FetchReport(
+                    url: url.description, response: r, bodyBytes: 0, digest: hasher.finalize(), metrics: r.body.metrics,
+                    total: ContinuousClock.now - start, error: nil
+                )
+                return FetchResume.outcome(verdict, report: report)
+            }
             if template.includeHead && !failed {
                 output.write(FetchRequestTemplate.head(version: r.head.version.description, status: r.status, reason: r.head.reason, headers: r.headers))
             }

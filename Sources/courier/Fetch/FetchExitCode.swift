@@ -9,6 +9,8 @@ enum FetchExitCode {
     static let httpError: Int32 = 22
     /// A body arrived but could not be written to its `-o` file or standard output (a full disk): CURLE_WRITE_ERROR.
     static let writeError: Int32 = 23
+    /// `-C`: the server did not send the range asked for: CURLE_RANGE_ERROR.
+    static let rangeError: Int32 = 33
 
     /// `--offline` and nothing stored answers: sysexits' EX_TEMPFAIL (curl's 75 has been unused since 7.82).
     static let offline: Int32 = 75

@@ -31,6 +31,28 @@ struct FetchRequestTemplate: Sendable {
     /// `-F`: the multipart form, streamed (files read as they are sent) and made again for every attempt.
     var formBody: RequestBodyStream?
 
+    /// `-C`: where each URL's download continues (nil: from its first byte).
+    var continueAt: ResumeOptions.Offset?
+
+    /// The byte the download to `output` continues at (0: the whole body): `-C N`, or `-C -`'s file size.
+    func resumeOffset(into output: BodyWriter) -> Int64 {
+        switch continueAt {
+        case nil: return 0
+        case .at(let offset): return offset
+        case .fileSize:
+            guard case .file(let file) = output.destination.target else { return 0 }
+            return file.size
+        }
+    }
+
+    /// The `-H` fields, asking for the bytes from `offset` on when it is more than 0.
+    func headers(from offset: Int64) -> HTTPHeaders {
+        guard offset > 0 else { return headers }
+        var fields = headers
+        fields.replaceOrAdd(name: "Range", value: "bytes=\(offset)-")
+        return fields
+    }
+
     /// The transport's body: `-d`'s bytes, or the form's stream (with `Content-Length` when its size is known).
     var transportBody: HTTPRequest.Body {
         if let formBody {

@@ -21,8 +21,9 @@ struct LoaderFetcher: URLFetcher {
     }
 
     func fetch(_ url: HTTPURL, index: Int, into output: BodyWriter) async -> FetchOutcome {
+        let offset = template.resumeOffset(into: output)
         let request = Request(
-            url: url.description, method: template.method, headers: template.headers, body: template.body,
+            url: url.description, method: template.method, headers: template.headers(from: offset), body: template.body,
             bodyStream: template.formBody, timeout: template.maxTime, sourceIdentifier: "courier-fetch"
         )
         let loader = self.loader
@@ -35,7 +36,10 @@ struct LoaderFetcher: URLFetcher {
         }
         switch result {
         case .success(let response):
-            let failed = template.fails(response.status)
+            let failed = template.fails(response.status) && !(offset > 0 && response.status == 416)
+            if offset > 0, !failed, let verdict = FetchResume.verdict(offset: offset, response.status, response.headers) {
+                return FetchResume.outcome(verdict, report: FetchReport(url: url.description, loaded: response))
+            }
             if !failed {
                 if template.includeHead {
                     output.write(FetchRequestTemplate.head(

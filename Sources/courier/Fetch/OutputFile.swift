@@ -22,17 +22,28 @@ final class OutputFile: Sendable {
     }
 
     let path: String
+    /// `-C`: the file is continued, not emptied: bytes go after what it holds, and a failed transfer keeps what it
+    /// appended (the next `-C -` continues from there), as curl's does.
+    let appending: Bool
     private let state = Mutex<State>(.untouched)
 
-    init(path: String) {
+    init(path: String, appending: Bool = false) {
         self.path = path
+        self.appending = appending
+    }
+
+    /// The file's size now (0 when it does not exist): where `-C -` continues.
+    var size: Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     /// Where the next byte will go, creating (emptying) the file first if no byte was written to it yet.
     func mark() -> Mark {
         state.withLock { state in
             if case .open(let handle) = state { return Mark(created: false, offset: handle.offsetInFile) }
-            Self.create(path, &state)
+            let existed = appending && FileManager.default.fileExists(atPath: path)
+            create(&state)
+            if case .open(let handle) = state, existed { return Mark(created: false, offset: handle.offsetInFile) }
             return Mark(created: true, offset: 0)
         }
     }
@@ -41,7 +52,7 @@ final class OutputFile: Sendable {
     /// (a full disk, a file-size limit) is said once on standard error, and the file takes nothing more.
     func write(_ bytes: some Collection<UInt8>) {
         state.withLock { state in
-            Self.create(path, &state)
+            create(&state)
             guard case .open(let handle) = state else { return }
             do {
                 try handle.write(contentsOf: Data(bytes))
@@ -69,14 +80,14 @@ final class OutputFile: Sendable {
 
     /// Creates the file (empty) if nothing was written to it yet: a transfer that completed with an empty body.
     func create() {
-        state.withLock { Self.create(path, &$0) }
+        state.withLock { create(&$0) }
     }
 
     /// Undoes what was written since `mark`: the file is removed when that mark created it, else cut back to its
     /// length at the mark.
     func rollBack(to mark: Mark) {
         state.withLock { state in
-            guard case .open(let handle) = state else { return }
+            guard !appending, case .open(let handle) = state else { return }
             if mark.created {
                 try? handle.close()
                 state = .untouched
@@ -87,9 +98,14 @@ final class OutputFile: Sendable {
         }
     }
 
-    /// Opens the file for writing, emptied, if it is untouched.
-    private static func create(_ path: String, _ state: inout State) {
+    /// Opens the file for writing, emptied (or, appending, at its end), if it is untouched.
+    private func create(_ state: inout State) {
         guard case .untouched = state else { return }
+        if appending, let handle = FileHandle(forWritingAtPath: path) {
+            _ = try? handle.seekToEnd()
+            state = .open(handle)
+            return
+        }
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             StandardError.error("courier fetch: cannot write \(path): \(FileAccess.writeProblem(path) ?? "it could not be created")")
             state = .failed

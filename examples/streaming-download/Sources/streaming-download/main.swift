@@ -46,6 +46,9 @@ do {
             try file.seek(toOffset: 0)
             hash = MessageDigest(.sha256)
             written = 0
+        case .resuming(let attempt, let offset, let reason):
+            // The body continues where it broke off (a 206): keep the file; the next chunks follow on.
+            FileHandle.standardError.write(Data("\nattempt \(attempt) resumes at byte \(offset) after \(reason)\n".utf8))
         case .finished(let response):
             FileHandle.standardError.write(Data("\n".utf8))
             guard response.isSuccess else {
