@@ -433,74 +433,18 @@ package struct ResponseParser: Sendable {
     private mutating func parseChunkSizeLine() throws(ResponseParseError) -> Int? {
         let bytes = buffer
         let extLimit = limits.maxChunkExtensionBytes
-        var lineEnd = 0
-        var result: Result<Int, ChunkLineError>?
-        bytes.withUnsafeBufferPointer { p in
-            // A chunk-size line (without CRLF) may hold up to 64 bytes of size and BWS plus the extensions.
-            let maxLine = extLimit + 64
-            guard let lfIndex = indexOfLF(p, from: scanned) else {
-                scanned = p.count
-                if p.count > maxLine + 1 {
-                    result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: maxLine))
-                }
-                return
-            }
-            lineEnd = lfIndex + 1
-            if lfIndex > maxLine + 1 {
-                result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: maxLine))
-                return
-            }
-            guard lfIndex > 0, p[lfIndex - 1] == cr else {
-                result = .failure(ChunkLineError(reason: .bareLineFeed, at: lfIndex))
-                return
-            }
-            result = Self.chunkSize(p, end: lfIndex - 1, extLimit: extLimit)
-        }
+        var scanned = self.scanned
+        let result = bytes.withUnsafeBufferPointer { ChunkSizeLine.read($0, scanned: &scanned, extLimit: extLimit) }
+        self.scanned = scanned
         switch result {
         case nil:
             return nil
         case .failure(let error):
             throw fail(error.reason, at: messageOffset + error.at)
-        case .success(let size):
-            consume(lineEnd)
-            return size
+        case .success(let line):
+            consume(line.end)
+            return line.size
         }
-    }
-
-    private struct ChunkLineError: Error {
-        var reason: ResponseParseError.Reason
-        var at: Int
-    }
-
-    /// `chunk-size [ chunk-ext ]` in `p[0..<end]`.
-    private static func chunkSize(_ p: UnsafeBufferPointer<UInt8>, end: Int, extLimit: Int) -> Result<Int, ChunkLineError> {
-        var size = 0
-        var i = 0
-        while i < end, let digit = hexValue(p[i]) {
-            let (shifted, o1) = size.multipliedReportingOverflow(by: 16)
-            let (sum, o2) = shifted.addingReportingOverflow(digit)
-            if o1 || o2 { return .failure(ChunkLineError(reason: .chunkSizeOverflow, at: i)) }
-            size = sum
-            i += 1
-        }
-        if i == 0 { return .failure(ChunkLineError(reason: .invalidChunkSize, at: 0)) }
-        guard i < end else { return .success(size) }
-        let b = p[i]
-        guard b == semicolon || b == sp || b == tab else {
-            return .failure(ChunkLineError(reason: .invalidChunkSize, at: i))
-        }
-        if end - i > extLimit {
-            return .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: i + extLimit))
-        }
-        var j = i
-        while j < end, p[j] == sp || p[j] == tab { j += 1 }
-        guard j < end, p[j] == semicolon else { return .failure(ChunkLineError(reason: .invalidChunkExtension, at: j)) }
-        while j < end {
-            let c = p[j]
-            if (c < 0x20 && c != tab) || c == 0x7F { return .failure(ChunkLineError(reason: .invalidChunkExtension, at: j)) }
-            j += 1
-        }
-        return .success(size)
     }
 
     /// Parses trailer lines; true once the empty line ending the trailer section was consumed.
@@ -512,14 +456,4 @@ package struct ResponseParser: Sendable {
         }
         return try settle(progress, count: bytes.count)
     }
-}
-
-// MARK: - Byte helpers
-
-@inline(__always)
-private func hexValue(_ b: UInt8) -> Int? {
-    if b &- zero < 10 { return Int(b &- zero) }
-    let lower = b | 0x20
-    if lower &- UInt8(ascii: "a") < 6 { return Int(lower &- UInt8(ascii: "a")) + 10 }
-    return nil
 }
