@@ -50,11 +50,8 @@ package struct RequestParser: Sendable {
 
     private enum State: Sendable {
         case head
-        case fixedBody(remaining: Int)
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers
+        /// Reading the body with `bodyParser`.
+        case body
         /// The request is complete; its end event is still to be reported.
         case ending
         /// After a request without keep-alive, or a clean end of input between requests.
@@ -81,15 +78,15 @@ package struct RequestParser: Sendable {
     private var line: RequestLine?
     private var section: FieldSectionReader
     private var observer = RequestHeadObserver()
-    private var trailers: FieldSectionReader
+    /// The body's reader: the response parser's, past a head (bodies are framed alike).
+    private var bodyParser: ResponseParser?
     private var keepAlive = true
-    /// Chunk bytes of the current body so far.
-    private var chunkedBytes = 0
+    /// Body bytes of the current request so far.
+    private var bodyBytes = 0
 
     package init(limits: Limits = Limits()) {
         self.limits = limits
         self.section = FieldSectionReader(.head, maxBytes: limits.maxHeadBytes, maxFieldCount: limits.maxHeaderCount)
-        self.trailers = FieldSectionReader(.trailers, maxBytes: limits.maxTrailerBytes, maxFieldCount: limits.maxHeaderCount)
     }
 
     /// True when no byte of a next request has arrived: a server waiting here is idle, not inside a request.
@@ -101,7 +98,9 @@ package struct RequestParser: Sendable {
     /// Adds bytes received from the client.
     package mutating func feed(_ bytes: ArraySlice<UInt8>) {
         precondition(!sawEOF, "feed(_:) after eof()")
-        if buffer.isEmpty {
+        if bodyParser != nil {
+            bodyParser?.feed(bytes)
+        } else if buffer.isEmpty {
             buffer = bytes
         } else {
             buffer.append(contentsOf: bytes)
@@ -112,14 +111,9 @@ package struct RequestParser: Sendable {
 
     /// The client closed its side: a request in progress becomes ``RequestParseError/Reason/truncated``; between
     /// requests, the parser ends quietly.
-    package mutating func eof() { sawEOF = true }
-
-    /// Feeds `bytes` and returns every event they complete (for tests and simple callers).
-    package mutating func parse(_ bytes: [UInt8]) throws(RequestParseError) -> [RequestEvent] {
-        feed(bytes)
-        var events: [RequestEvent] = []
-        while let event = try next() { events.append(event) }
-        return events
+    package mutating func eof() {
+        sawEOF = true
+        bodyParser?.eof()
     }
 
     /// The next event; nil when more bytes (or ``eof()``) are needed, or once the connection is done.
@@ -136,8 +130,7 @@ package struct RequestParser: Sendable {
                 line = nil
                 section = FieldSectionReader(.head, maxBytes: limits.maxHeadBytes, maxFieldCount: limits.maxHeaderCount)
                 observer = RequestHeadObserver()
-                trailers = FieldSectionReader(.trailers, maxBytes: limits.maxTrailerBytes, maxFieldCount: limits.maxHeaderCount)
-                chunkedBytes = 0
+                bodyBytes = 0
                 return .end(keepAlive: keepAlive)
             case .head:
                 if buffer.isEmpty {
@@ -151,68 +144,47 @@ package struct RequestParser: Sendable {
                 if let event = try parseHead() { return event }
                 if sawEOF { throw fail(.truncated, at: messageOffset + buffer.count) }
                 return nil
-            case .fixedBody(let remaining):
-                if remaining == 0 {
-                    state = .ending
-                    continue
-                }
-                guard let slice = try takeBody(remaining) else { return nil }
-                state = .fixedBody(remaining: remaining - slice.count)
-                return .body(slice)
-            case .chunkSize:
-                guard let size = try parseChunkSizeLine() else {
-                    if sawEOF { throw fail(.truncated, at: messageOffset + buffer.count) }
-                    return nil
-                }
-                guard size <= limits.maxBodyBytes - chunkedBytes else {
-                    throw fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: messageOffset)
-                }
-                chunkedBytes += size
-                state = size == 0 ? .trailers : .chunkData(remaining: size)
-            case .chunkData(let remaining):
-                guard let slice = try takeBody(remaining) else { return nil }
-                let left = remaining - slice.count
-                state = left == 0 ? .chunkDataEnd : .chunkData(remaining: left)
-                return .body(slice)
-            case .chunkDataEnd:
-                let start = buffer.startIndex
-                if buffer.count >= 1, buffer[start] != cr { throw fail(.message(.missingChunkTerminator), at: messageOffset) }
-                if buffer.count >= 2, buffer[start + 1] != lf {
-                    throw fail(.message(.missingChunkTerminator), at: messageOffset + 1)
-                }
-                if buffer.count < 2 {
-                    if sawEOF { throw fail(.truncated, at: messageOffset + buffer.count) }
-                    return nil
-                }
-                consume(2)
-                state = .chunkSize
+            case .body:
+                if let event = try nextBodyEvent() { return event }
+                if case .body = state { return nil }
+            }
+        }
+    }
+
+    /// The body parser's next event, as the request's: body bytes counted against the limit, trailers dropped,
+    /// and at its end the bytes after the body taken back for the next request.
+    private mutating func nextBodyEvent() throws(RequestParseError) -> RequestEvent? {
+        guard var parser = bodyParser else { preconditionFailure("a body without its parser") }
+        bodyParser = nil
+        while true {
+            let event: ResponseEvent?
+            do {
+                event = try parser.next()
+            } catch {
+                let at = error.offset.map { messageOffset + $0 }
+                if case .truncatedBody = error.reason { throw fail(.truncated, at: at) }
+                throw fail(.message(error.reason), at: at)
+            }
+            switch event {
+            case nil, .head:
+                bodyParser = parser
+                return nil
             case .trailers:
-                let bytes = buffer
-                let progress = bytes.withUnsafeBufferPointer { p in
-                    var noObserver = FieldSectionReader.NoObserver()
-                    return trailers.read(p, from: 0, searchingFrom: scanned, observer: &noObserver)
-                }
-                guard try settle(progress, count: bytes.count) else {
-                    if sawEOF { throw fail(.truncated, at: messageOffset + buffer.count) }
-                    return nil
-                }
+                continue
+            case .body(let bytes):
+                bodyBytes += bytes.count
+                guard bodyBytes <= limits.maxBodyBytes else { throw fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: messageOffset) }
+                bodyParser = parser
+                return .body(bytes)
+            case .end:
+                buffer = parser.takeUnconsumedBytes()
                 state = .ending
+                return nil
             }
         }
     }
 
     // MARK: - Buffer
-
-    /// Up to `remaining` buffered body bytes; nil when none are buffered (an error at the end of input).
-    private mutating func takeBody(_ remaining: Int) throws(RequestParseError) -> ArraySlice<UInt8>? {
-        if buffer.isEmpty {
-            if sawEOF { throw fail(.truncated, at: messageOffset) }
-            return nil
-        }
-        let slice = buffer.prefix(remaining)
-        consume(slice.count)
-        return slice
-    }
 
     private mutating func consume(_ count: Int) {
         messageOffset += count
@@ -325,32 +297,30 @@ package struct RequestParser: Sendable {
             guard framing.transferEncodingIsChunked else {
                 throw fail(.message(.unsupportedTransferEncoding(framing.transferEncodings)), at: headEnd)
             }
-            state = .chunkSize
-        } else {
-            let length = framing.contentLength ?? 0
+            startBody(length: nil)
+        } else if let length = framing.contentLength, length > 0 {
             guard length <= limits.maxBodyBytes else { throw fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: headEnd) }
-            state = .fixedBody(remaining: length)
+            startBody(length: length)
+        } else {
+            state = .ending
         }
         let head = HTTPRequestHead(method: line.method, target: line.target, headers: section.fields)
         return .head(head, version: line.version)
     }
 
-    // MARK: - Chunked body
+    // MARK: - Body
 
-    private mutating func parseChunkSizeLine() throws(RequestParseError) -> Int? {
-        let bytes = buffer
-        let extLimit = limits.maxChunkExtensionBytes
-        var scanned = self.scanned
-        let result = bytes.withUnsafeBufferPointer { ChunkSizeLine.read($0, scanned: &scanned, extLimit: extLimit) }
-        self.scanned = scanned
-        switch result {
-        case nil:
-            return nil
-        case .failure(let error):
-            throw fail(.message(error.reason), at: messageOffset + error.at)
-        case .success(let line):
-            consume(line.end)
-            return line.size
-        }
+    /// Hands the bytes after the head to a body parser for `length` bytes (nil: chunked).
+    private mutating func startBody(length: Int?) {
+        var parser = ResponseParser(bodyOfLength: length, limits: ResponseParser.Limits(
+            maxHeaderCount: limits.maxHeaderCount, maxChunkExtensionBytes: limits.maxChunkExtensionBytes,
+            maxTrailerBytes: limits.maxTrailerBytes
+        ))
+        parser.feed(buffer)
+        if sawEOF { parser.eof() }
+        buffer = []
+        scanned = 0
+        bodyParser = parser
+        state = .body
     }
 }

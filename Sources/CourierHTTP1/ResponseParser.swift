@@ -114,6 +114,23 @@ package struct ResponseParser: Sendable {
         self.trailers = Self.trailerReader(limits)
     }
 
+    /// A parser already past a message's head, reading a body of `length` bytes (nil: chunked, with trailers).
+    /// Request bodies are framed as response bodies are (RFC 9112 §6.2, §7.1): ``RequestParser`` reads them with
+    /// this, then takes back what follows (``takeUnconsumedBytes()``).
+    init(bodyOfLength length: Int?, limits: Limits) {
+        self.init(requestMethod: .get, limits: limits)
+        state = length.map { .fixedBody(remaining: $0) } ?? .chunkSize
+    }
+
+    /// The bytes fed and not consumed (those after the message once it ended), handed back and forgotten.
+    mutating func takeUnconsumedBytes() -> ArraySlice<UInt8> {
+        defer {
+            buffer = []
+            scanned = 0
+        }
+        return buffer
+    }
+
     private static func trailerReader(_ limits: Limits) -> FieldSectionReader {
         FieldSectionReader(.trailers, maxBytes: limits.maxTrailerBytes, maxFieldCount: limits.maxHeaderCount)
     }

@@ -30,6 +30,12 @@ package final class TLSServerContext: @unchecked Sendable {
         pointer = ctx
     }
 
+    /// Adopts `pointer`, a configured server `SSL_CTX` (its reference passes to this object): for tests that need
+    /// settings this type does not offer (a chain from a file, session tickets, a maximum version).
+    package init(adopting pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
     /// Loads the certificate and the key into `ctx`; false when either does not load or they do not match.
     private static func use(_ certificatePEM: UnsafeRawBufferPointer, _ keyPEM: UnsafeRawBufferPointer, in ctx: OpaquePointer) -> Bool {
         guard let bio = BIO_new_mem_buf(certificatePEM.baseAddress, Int32(certificatePEM.count)) else { return false }

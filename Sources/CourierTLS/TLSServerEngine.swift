@@ -81,19 +81,12 @@ package final class TLSServerEngine: @unchecked Sendable {
     /// Encrypts all of `bytes` into the output; nil on success.
     package func write(_ bytes: [UInt8]) -> TLSError? {
         precondition(established, "write before the handshake completed")
-        guard !bytes.isEmpty else { return nil }
-        OpenSSLErrorQueue.clear()
-        var written = 0
-        let result = bytes.withUnsafeBytes { SSL_write_ex(ssl, $0.baseAddress, $0.count, &written) }
-        if result == 1 && written == bytes.count { return nil }
-        return TLSError(.sessionFailed, openSSLErrors: OpenSSLErrorQueue.drain().texts)
+        return bytes.withUnsafeBytes { TLSEngine.write($0, to: ssl) }
     }
 
     /// Queues `close_notify` (send ``takeOutput()`` afterwards, best effort).
     package func shutdown() {
         guard established else { return }
-        OpenSSLErrorQueue.clear()
-        _ = SSL_shutdown(ssl)
-        OpenSSLErrorQueue.clear()
+        TLSEngine.shutdown(ssl)
     }
 }
