@@ -165,6 +165,8 @@ let package = Package(
                 "CourierCore", "CourierCrypto", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1",
                 "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache", "CourierTLS",
                 "CourierRedis", "CourierCoordination",
+                // The demo's upstream is the test kit's MockServer.
+                "CourierTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -285,7 +287,7 @@ let package = Package(
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
+            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTesting", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]
