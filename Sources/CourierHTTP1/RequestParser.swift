@@ -69,12 +69,9 @@ package struct RequestParser: Sendable {
     package let limits: Limits
     private var state = State.head
     private var failure: RequestParseError?
-    private var buffer: ArraySlice<UInt8> = []
-    /// Bytes at the front of `buffer` known to hold no LF.
-    private var scanned = 0
+    /// Fed and not consumed (error offsets count from the request's first byte); empty while the body parser reads.
+    private var input = ParserInput()
     private var sawEOF = false
-    /// Bytes of the current request consumed so far (error offsets count from its first byte).
-    private var messageOffset = 0
     private var line: RequestLine?
     private var section: FieldSectionReader
     private var observer = RequestHeadObserver()
@@ -91,7 +88,7 @@ package struct RequestParser: Sendable {
 
     /// True when no byte of a next request has arrived: a server waiting here is idle, not inside a request.
     package var isBetweenRequests: Bool {
-        if case .head = state { return messageOffset == 0 && buffer.isEmpty }
+        if case .head = state { return input.messageOffset == 0 && input.bytes.isEmpty }
         return false
     }
 
@@ -100,10 +97,8 @@ package struct RequestParser: Sendable {
         precondition(!sawEOF, "feed(_:) after eof()")
         if bodyParser != nil {
             bodyParser?.feed(bytes)
-        } else if buffer.isEmpty {
-            buffer = bytes
         } else {
-            buffer.append(contentsOf: bytes)
+            input.append(bytes)
         }
     }
 
@@ -126,23 +121,23 @@ package struct RequestParser: Sendable {
                 return nil
             case .ending:
                 state = keepAlive ? .head : .closed
-                messageOffset = 0
+                input.messageOffset = 0
                 line = nil
                 section = FieldSectionReader(.head, maxBytes: limits.maxHeadBytes, maxFieldCount: limits.maxHeaderCount)
                 observer = RequestHeadObserver()
                 bodyBytes = 0
                 return .end(keepAlive: keepAlive)
             case .head:
-                if buffer.isEmpty {
+                if input.bytes.isEmpty {
                     guard sawEOF else { return nil }
-                    if messageOffset == 0 {
+                    if input.messageOffset == 0 {
                         state = .closed
                         return nil
                     }
-                    throw fail(.truncated, at: messageOffset)
+                    throw fail(.truncated, at: input.messageOffset)
                 }
                 if let event = try parseHead() { return event }
-                if sawEOF { throw fail(.truncated, at: messageOffset + buffer.count) }
+                if sawEOF { throw fail(.truncated, at: input.messageOffset + input.bytes.count) }
                 return nil
             case .body:
                 if let event = try nextBodyEvent() { return event }
@@ -161,7 +156,7 @@ package struct RequestParser: Sendable {
             do {
                 event = try parser.next()
             } catch {
-                let at = error.offset.map { messageOffset + $0 }
+                let at = error.offset.map { input.messageOffset + $0 }
                 if case .truncatedBody = error.reason { throw fail(.truncated, at: at) }
                 throw fail(.message(error.reason), at: at)
             }
@@ -173,24 +168,18 @@ package struct RequestParser: Sendable {
                 continue
             case .body(let bytes):
                 bodyBytes += bytes.count
-                guard bodyBytes <= limits.maxBodyBytes else { throw fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: messageOffset) }
+                guard bodyBytes <= limits.maxBodyBytes else { throw fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: input.messageOffset) }
                 bodyParser = parser
                 return .body(bytes)
             case .end:
-                buffer = parser.takeUnconsumedBytes()
+                input.bytes = parser.takeUnconsumedBytes()
                 state = .ending
                 return nil
             }
         }
     }
 
-    // MARK: - Buffer
-
-    private mutating func consume(_ count: Int) {
-        messageOffset += count
-        scanned = 0
-        buffer = count == buffer.count ? [] : buffer.dropFirst(count)
-    }
+    // MARK: - Failures and sections
 
     private mutating func fail(_ reason: RequestParseError.Reason, at offset: Int?) -> RequestParseError {
         let error = RequestParseError(reason, offset: offset)
@@ -199,19 +188,9 @@ package struct RequestParser: Sendable {
         return error
     }
 
-    /// Keeps an incomplete line for the next feed, throws a failure, or consumes a complete section.
+    /// Applies where a field section's reading stopped (``ParserInput/settle(_:count:)``); true once complete.
     private mutating func settle(_ progress: FieldSectionReader.Progress, count: Int) throws(RequestParseError) -> Bool {
-        switch progress {
-        case .incomplete(let lineStart):
-            if lineStart > 0 { consume(lineStart) }
-            scanned = count - lineStart
-            return false
-        case .failed(let reason, let at):
-            throw fail(.message(reason), at: messageOffset + at)
-        case .complete(let next):
-            consume(next)
-            return true
-        }
+        do { return try input.settle(progress, count: count).get() } catch { throw fail(.message(error.reason), at: error.offset) }
     }
 
     // MARK: - Head
@@ -222,10 +201,10 @@ package struct RequestParser: Sendable {
     }
 
     private mutating func parseHead() throws(RequestParseError) -> RequestEvent? {
-        let bytes = buffer
+        let bytes = input.bytes
         let progress: HeadProgress = bytes.withUnsafeBufferPointer { p in
             var lineStart = 0
-            var searchFrom = scanned
+            var searchFrom = input.scanned
             while line == nil {
                 switch section.nextLine(p, from: lineStart, searchingFrom: searchFrom) {
                 case .incomplete:
@@ -245,7 +224,7 @@ package struct RequestParser: Sendable {
         }
         switch progress {
         case .requestLine(let reason, let at):
-            throw fail(reason, at: messageOffset + at)
+            throw fail(reason, at: input.messageOffset + at)
         case .section(let progress):
             guard try settle(progress, count: bytes.count) else { return nil }
         }
@@ -286,7 +265,7 @@ package struct RequestParser: Sendable {
     /// Decides the body's framing (RFC 9112 §6.3, for requests) once the head is complete.
     private mutating func finishHead() throws(RequestParseError) -> RequestEvent {
         guard let line else { preconditionFailure("finishHead without a request line") }
-        let headEnd = messageOffset
+        let headEnd = input.messageOffset
         let framing = observer.framing.framing
         keepAlive = line.version.minor >= 1 && !framing.connectionClose
         if observer.hostCount > 1 { throw fail(.multipleHosts, at: headEnd) }
@@ -316,10 +295,10 @@ package struct RequestParser: Sendable {
             maxHeaderCount: limits.maxHeaderCount, maxChunkExtensionBytes: limits.maxChunkExtensionBytes,
             maxTrailerBytes: limits.maxTrailerBytes
         ))
-        parser.feed(buffer)
+        parser.feed(input.bytes)
         if sawEOF { parser.eof() }
-        buffer = []
-        scanned = 0
+        input.bytes = []
+        input.scanned = 0
         bodyParser = parser
         state = .body
     }
