@@ -167,8 +167,14 @@ package struct RequestParser: Sendable {
             case .trailers:
                 continue
             case .body(let bytes):
+                let room = limits.maxBodyBytes - bodyBytes
+                guard bytes.count <= room else {
+                    // The bytes up to the limit first, then the refusal: the same whatever the reads' sizes.
+                    let error = fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: input.messageOffset)
+                    if room > 0 { return .body(bytes.prefix(room)) }
+                    throw error
+                }
                 bodyBytes += bytes.count
-                guard bodyBytes <= limits.maxBodyBytes else { throw fail(.bodyTooLarge(limit: limits.maxBodyBytes), at: input.messageOffset) }
                 bodyParser = parser
                 return .body(bytes)
             case .end:
