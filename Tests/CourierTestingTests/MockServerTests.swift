@@ -182,6 +182,59 @@ import Testing
         await server.shutdown()  // again: nothing happens
     }
 
+    @Test func conveniencesCarryTheirStatusAndFields() async throws {
+        try await withMockServer { server in
+            try server.enqueue(.serviceUnavailable(retryAfter: 7))
+            try server.enqueue(.tooManyRequests(retryAfter: 3))
+            try server.enqueue(.unauthorized())
+            try server.enqueue(MockResponse(status: 202, headers: ["X-Custom": "v"], body: "accepted").adding(header: "X-More", "w"))
+            let client = HTTPClient()
+            defer { client.shutdown() }
+            var answers: [(Int, String?)] = []
+            for header in ["retry-after", "retry-after", "www-authenticate", "x-custom"] {
+                let response = try await client.execute(HTTPRequest(url: server.url("/c")))
+                answers.append((response.status, response.headers[header]))
+                if response.status == 202 {
+                    #expect(response.headers["x-more"] == "w")
+                    #expect(String(decoding: response.body, as: UTF8.self) == "accepted")
+                }
+            }
+            #expect(answers.map(\.0) == [503, 429, 401, 202])
+            #expect(answers.map(\.1) == ["7", "3", #"Bearer realm="mock""#, "v"])
+        }
+    }
+
+    @Test func aClosingResponseEndsItsConnectionAndHeadGetsNoBody() async throws {
+        try await withMockServer { server in
+            try server.enqueue(MockResponse(body: "first").closingConnection())
+            try server.enqueue(MockResponse(body: "not sent to HEAD"))
+            try server.enqueue(.text("after head"))
+            let client = HTTPClient()
+            defer { client.shutdown() }
+            let first = try await client.execute(HTTPRequest(url: server.url("/1")))
+            #expect(first.headers["connection"] == "close")
+            let head = try await client.execute(HTTPRequest(method: .head, url: server.url("/2")))
+            #expect(head.body.isEmpty)
+            #expect(head.headers["content-length"] == "16")
+            let third = try await client.execute(HTTPRequest(url: server.url("/3")))
+            #expect(String(decoding: third.body, as: UTF8.self) == "after head")
+            // The closed connection is not reused; the HEAD's is, since no body followed its head.
+            #expect(server.requests.map(\.connectionID) == [1, 2, 2])
+        }
+    }
+
+    @Test func anIdleConnectionIsClosedAfterTheIdleTimeout() async throws {
+        var configuration = MockServer.Configuration()
+        configuration.idleTimeout = .milliseconds(100)
+        try await withMockServer(configuration: configuration) { server in
+            server.on(.get, "*") { _ in .text("ok") }
+            let (_, arrivals) = try await RawClient.exchange("GET / HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
+            // The raw client reads until the server closes: the response, then the end after the idle timeout.
+            #expect(String(decoding: arrivals.flatMap(\.bytes), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(server.requests.count == 1)
+        }
+    }
+
     @Test func aPathThatMakesNoURLIsATypedError() async throws {
         try await withMockServer { server in
             #expect(throws: MockServerError.self) { _ = try server.url("no-slash") }
