@@ -11,6 +11,8 @@
 //                    pauses and tokens over it: issue 24)
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
+//   test kit         CourierTesting (its own product: MockServer, on CourierPosix, CourierHTTP1 and CourierTLS; the
+//                    main library does not depend on it)
 //   tools            courier (executable), Plugins/
 //   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
@@ -36,6 +38,9 @@ let package = Package(
         .library(name: "CourierCache", targets: ["CourierCache", "CourierCore"]),
         // swift-service-lifecycle support, a product of its own so that CourierKit does not depend on it.
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
+        // The test kit (issue 26), a product of its own so that an app's main target never links it; with the
+        // vocabulary module, whose types (`HTTPHeaders`, `HTTPMethod`, `TLSPolicy`) its API names.
+        .library(name: "CourierTesting", targets: ["CourierTesting", "CourierCore"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
     ],
@@ -142,6 +147,14 @@ let package = Package(
             ]
         ),
 
+        // MARK: - Test kit (its own product)
+        // MockServer: a loopback HTTP/1.1 server on Courier's own sockets, request parser and (server-side) TLS,
+        // with a CA made at run time through libcrypto.
+        .target(
+            name: "CourierTesting",
+            dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS", "CCourierOpenSSL"]
+        ),
+
         // MARK: - Tools
         .executableTarget(
             name: "courier",
@@ -152,6 +165,8 @@ let package = Package(
                 "CourierCore", "CourierCrypto", "CourierPolicy", "CourierLint", "CourierKit", "CourierHTTP1",
                 "CourierTransport", "CourierAuthorisers", "CourierPosix", "CourierCache", "CourierHTTPCache", "CourierTLS",
                 "CourierRedis", "CourierCoordination",
+                // The demo's upstream is the test kit's MockServer.
+                "CourierTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -261,11 +276,18 @@ let package = Package(
                 "CourierAuthorisers", "CourierTransport",
             ]
         ),
+        .testTarget(
+            name: "CourierTestingTests",
+            dependencies: [
+                "CourierTesting", "CourierCore", "CourierHTTP1", "CourierKit", "CourierTransport", "CourierTLS",
+                "CourierPolicy", "CourierAuthorisers", "CourierPosix",
+            ]
+        ),
         // The fuzz targets' seed corpora, replayed through their harnesses.
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
+            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTesting", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

@@ -4,7 +4,7 @@
 #
 #   Fuzz/run.sh [seconds-per-target] [target...] [-- extra libFuzzer flags...]
 #       seconds-per-target   default 30
-#       target               FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord, FuzzCacheHeaders, FuzzRESP (default: all)
+#       target               FuzzResponse, FuzzDecoder, FuzzPolicy, FuzzURL, FuzzRecord, FuzzCacheHeaders, FuzzRESP, FuzzRequest (default: all)
 #
 # Builds in release with coverage instrumentation and AddressSanitizer into Fuzz/.build-fuzz/build/, a build
 # directory of its own: the flags differ from every other build's, and would otherwise rebuild the root's .build/.
@@ -21,7 +21,7 @@ SECONDS_EACH=${1:-30}
 TARGETS=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do TARGETS+=("$1"); shift; done
 [ $# -gt 0 ] && shift  # the "--"
-ALL=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzRecord FuzzCacheHeaders FuzzRESP)
+ALL=(FuzzResponse FuzzDecoder FuzzPolicy FuzzURL FuzzRecord FuzzCacheHeaders FuzzRESP FuzzRequest)
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL[@]}")
 for target in "${TARGETS[@]}"; do
     [[ " ${ALL[*]} " == *" $target "* ]] || { echo "unknown target $target (targets: ${ALL[*]})" >&2; exit 2; }
@@ -51,6 +51,7 @@ FUZZER="$("${BUILD[@]}" --show-bin-path)/courier-fuzz"
 for target in "${TARGETS[@]}"; do
     case "$target" in
     FuzzResponse) seeds=("$FUZZ/corpus/response"); flags=(-dict="$FUZZ/dictionaries/http1.dict" -max_len=4096) ;;
+    FuzzRequest) seeds=("$FUZZ/corpus/request"); flags=(-dict="$FUZZ/dictionaries/http1.dict" -max_len=4096) ;;
     FuzzDecoder) seeds=("$FUZZ/corpus/decoder"); flags=(-max_len=65536) ;;
     FuzzPolicy)
         seeds=("$ROOT/policies" "$ROOT/Tests/CourierPolicyTests/Fixtures" "$ROOT/Tests/CourierLintTests/Fixtures")

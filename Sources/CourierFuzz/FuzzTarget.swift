@@ -16,6 +16,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case record = "FuzzRecord"
     case cacheHeaders = "FuzzCacheHeaders"
     case resp = "FuzzRESP"
+    case request = "FuzzRequest"
 
     /// Runs one input through the target's harness.
     package func run(_ input: UnsafeBufferPointer<UInt8>) {
@@ -27,6 +28,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .record: fuzzRecord(input)
         case .cacheHeaders: fuzzCacheHeaders(input)
         case .resp: fuzzRESP(input)
+        case .request: fuzzRequest(input)
         }
     }
 

@@ -76,7 +76,8 @@ package struct ResponseParseError: Error, Hashable, Sendable, CustomStringConver
         return "HTTP/1.1 response: \(message)\(at)"
     }
 
-    private var message: String {
+    /// The rule broken, without the "HTTP/1.1 response" prefix (the request parser shares these rules).
+    var message: String {
         switch reason {
         case .invalidStatusLine: return "invalid status line"
         case .unsupportedVersion: return "unsupported HTTP version (only HTTP/1.x)"

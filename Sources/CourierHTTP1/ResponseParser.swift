@@ -94,12 +94,8 @@ package struct ResponseParser: Sendable {
     private var requestIsHead: Bool
     private var requestIsConnect: Bool
     private var failure: ResponseParseError?
-    private var buffer: ArraySlice<UInt8> = []
-    /// Bytes at the front of `buffer` already known to hold no LF (the incomplete line so far).
-    private var scanned = 0
+    private var input = ParserInput()
     private var sawEOF = false
-    /// Bytes of the current response consumed so far (offsets in errors are relative to its first byte).
-    private var messageOffset = 0
     private var builder: HeadBuilder
     private var interimResponses = 0
     private var keepAlive = true
@@ -114,6 +110,23 @@ package struct ResponseParser: Sendable {
         self.trailers = Self.trailerReader(limits)
     }
 
+    /// A parser already past a message's head, reading a body of `length` bytes (nil: chunked, with trailers).
+    /// Request bodies are framed as response bodies are (RFC 9112 §6.2, §7.1): ``RequestParser`` reads them with
+    /// this, then takes back what follows (``takeUnconsumedBytes()``).
+    init(bodyOfLength length: Int?, limits: Limits) {
+        self.init(requestMethod: .get, limits: limits)
+        state = length.map { .fixedBody(remaining: $0) } ?? .chunkSize
+    }
+
+    /// The bytes fed and not consumed (those after the message once it ended), handed back and forgotten.
+    mutating func takeUnconsumedBytes() -> ArraySlice<UInt8> {
+        defer {
+            input.bytes = []
+            input.scanned = 0
+        }
+        return input.bytes
+    }
+
     private static func trailerReader(_ limits: Limits) -> FieldSectionReader {
         FieldSectionReader(.trailers, maxBytes: limits.maxTrailerBytes, maxFieldCount: limits.maxHeaderCount)
     }
@@ -125,10 +138,10 @@ package struct ResponseParser: Sendable {
     }
 
     /// Bytes fed but not yet consumed. Non-zero while idle means the server sent bytes nobody asked for.
-    package var bufferedByteCount: Int { buffer.count }
+    package var bufferedByteCount: Int { input.bytes.count }
 
     /// Whether any byte of the current response has been consumed or is buffered.
-    package var hasReceivedResponseBytes: Bool { messageOffset > 0 || !buffer.isEmpty }
+    package var hasReceivedResponseBytes: Bool { input.messageOffset > 0 || !input.bytes.isEmpty }
 
     /// Prepares for the response to the next request on the same connection, made with `method`.
     /// Only legal once the previous response ended with `keepAlive == true`.
@@ -144,11 +157,7 @@ package struct ResponseParser: Sendable {
     /// Adds bytes received from the server. Cheap: when nothing is buffered the slice is kept as is.
     package mutating func feed(_ bytes: ArraySlice<UInt8>) {
         precondition(!sawEOF, "feed(_:) after eof()")
-        if buffer.isEmpty {
-            buffer = bytes
-        } else {
-            buffer.append(contentsOf: bytes)
-        }
+        input.append(bytes)
     }
 
     /// Adds bytes received from the server.
@@ -158,7 +167,7 @@ package struct ResponseParser: Sendable {
     /// receive straight into its own buffer (see ``bodyReceivedDirectly(_:)``) instead of feeding them through
     /// the parser. Nil in any other state, or once the server closed the connection.
     package var directBodyBytesRemaining: Int? {
-        guard case .fixedBody(let remaining) = state, remaining > 0, buffer.isEmpty, !sawEOF else { return nil }
+        guard case .fixedBody(let remaining) = state, remaining > 0, input.bytes.isEmpty, !sawEOF else { return nil }
         return remaining
     }
 
@@ -168,7 +177,7 @@ package struct ResponseParser: Sendable {
         guard let remaining = directBodyBytesRemaining, count > 0, count <= remaining else {
             preconditionFailure("bodyReceivedDirectly(\(count)) outside a Content-Length body awaiting that many bytes")
         }
-        messageOffset += count
+        input.messageOffset += count
         state = .fixedBody(remaining: remaining - count)
     }
 
@@ -194,74 +203,74 @@ package struct ResponseParser: Sendable {
                 return nil
             case .ending:
                 state = .idle
-                messageOffset = 0
+                input.messageOffset = 0
                 builder = HeadBuilder(limits)
                 interimResponses = 0
                 trailers = Self.trailerReader(limits)
                 return .end(keepAlive: keepAlive)
             case .head:
-                if buffer.isEmpty {
+                if input.bytes.isEmpty {
                     if sawEOF {
-                        throw fail(messageOffset == 0 ? .closedBeforeResponse : .truncatedHead, at: messageOffset)
+                        throw fail(input.messageOffset == 0 ? .closedBeforeResponse : .truncatedHead, at: input.messageOffset)
                     }
                     return nil
                 }
                 if let head = try parseHead() { return .head(head) }
-                if sawEOF { throw fail(.truncatedHead, at: messageOffset + buffer.count) }
+                if sawEOF { throw fail(.truncatedHead, at: input.messageOffset + input.bytes.count) }
                 return nil
             case .fixedBody(let remaining):
                 if remaining == 0 {
                     state = .ending
                     continue
                 }
-                if buffer.isEmpty {
-                    if sawEOF { throw fail(.truncatedBody(missing: remaining), at: messageOffset) }
+                if input.bytes.isEmpty {
+                    if sawEOF { throw fail(.truncatedBody(missing: remaining), at: input.messageOffset) }
                     return nil
                 }
-                let slice = take(min(remaining, buffer.count))
+                let slice = input.take(min(remaining, input.bytes.count))
                 state = .fixedBody(remaining: remaining - slice.count)
                 return .body(slice)
             case .closeDelimited:
-                if buffer.isEmpty {
+                if input.bytes.isEmpty {
                     if sawEOF {
                         state = .ending
                         continue
                     }
                     return nil
                 }
-                return .body(take(buffer.count))
+                return .body(input.take(input.bytes.count))
             case .chunkSize:
                 guard let size = try parseChunkSizeLine() else {
-                    if sawEOF { throw fail(.truncatedBody(missing: nil), at: messageOffset + buffer.count) }
+                    if sawEOF { throw fail(.truncatedBody(missing: nil), at: input.messageOffset + input.bytes.count) }
                     return nil
                 }
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
-                if buffer.isEmpty {
-                    if sawEOF { throw fail(.truncatedBody(missing: remaining), at: messageOffset) }
+                if input.bytes.isEmpty {
+                    if sawEOF { throw fail(.truncatedBody(missing: remaining), at: input.messageOffset) }
                     return nil
                 }
-                let slice = take(min(remaining, buffer.count))
+                let slice = input.take(min(remaining, input.bytes.count))
                 let left = remaining - slice.count
                 state = left == 0 ? .chunkDataEnd : .chunkData(remaining: left)
                 return .body(slice)
             case .chunkDataEnd:
-                let start = buffer.startIndex
-                if buffer.count >= 1, buffer[start] != cr {
-                    throw fail(.missingChunkTerminator, at: messageOffset)
+                let start = input.bytes.startIndex
+                if input.bytes.count >= 1, input.bytes[start] != cr {
+                    throw fail(.missingChunkTerminator, at: input.messageOffset)
                 }
-                if buffer.count >= 2, buffer[start + 1] != lf {
-                    throw fail(.missingChunkTerminator, at: messageOffset + 1)
+                if input.bytes.count >= 2, input.bytes[start + 1] != lf {
+                    throw fail(.missingChunkTerminator, at: input.messageOffset + 1)
                 }
-                if buffer.count < 2 {
-                    if sawEOF { throw fail(.truncatedBody(missing: nil), at: messageOffset + buffer.count) }
+                if input.bytes.count < 2 {
+                    if sawEOF { throw fail(.truncatedBody(missing: nil), at: input.messageOffset + input.bytes.count) }
                     return nil
                 }
-                _ = take(2)
+                _ = input.take(2)
                 state = .chunkSize
             case .trailers:
                 guard try parseTrailers() else {
-                    if sawEOF { throw fail(.truncatedBody(missing: nil), at: messageOffset + buffer.count) }
+                    if sawEOF { throw fail(.truncatedBody(missing: nil), at: input.messageOffset + input.bytes.count) }
                     return nil
                 }
                 state = .ending
@@ -272,23 +281,6 @@ package struct ResponseParser: Sendable {
 
     // MARK: - Buffer handling
 
-    /// Removes and returns the first `count` buffered bytes.
-    private mutating func take(_ count: Int) -> ArraySlice<UInt8> {
-        let slice = buffer.prefix(count)
-        consume(count)
-        return slice
-    }
-
-    private mutating func consume(_ count: Int) {
-        messageOffset += count
-        scanned = 0
-        if count == buffer.count {
-            buffer = []
-        } else {
-            buffer = buffer.dropFirst(count)
-        }
-    }
-
     private mutating func fail(_ reason: ResponseParseError.Reason, at offset: Int?) -> ResponseParseError {
         let error = ResponseParseError(reason, offset: offset)
         state = .failed
@@ -298,31 +290,18 @@ package struct ResponseParser: Sendable {
 
     // MARK: - Head
 
-    /// Applies where a field section's reading stopped: keeps the incomplete line when more bytes are needed,
-    /// throws on a failure, and says whether the section (head or trailers) is complete. `count` is the number of
-    /// bytes that were read.
+    /// Applies where a field section's reading stopped (``ParserInput/settle(_:count:)``); true once complete.
     private mutating func settle(_ progress: FieldSectionReader.Progress, count: Int) throws(ResponseParseError) -> Bool {
-        switch progress {
-        case .incomplete(let lineStart):
-            // Bytes from `lineStart` on hold no LF: the next scan starts after them.
-            if lineStart > 0 { consume(lineStart) }
-            scanned = count - lineStart
-            return false
-        case .failed(let reason, let at):
-            throw fail(reason, at: messageOffset + at)
-        case .complete(let next):
-            consume(next)
-            return true
-        }
+        do { return try input.settle(progress, count: count).get() } catch { throw fail(error.reason, at: error.offset) }
     }
 
     /// Parses complete lines of the head (interim heads are read and skipped); returns the final head once its
     /// empty line is seen.
     private mutating func parseHead() throws(ResponseParseError) -> HTTPResponseHead? {
-        let bytes = buffer
+        let bytes = input.bytes
         let progress: FieldSectionReader.Progress = bytes.withUnsafeBufferPointer { p in
             var lineStart = 0
-            var searchFrom = scanned
+            var searchFrom = input.scanned
             while true {
                 if builder.version == nil {
                     switch builder.section.nextLine(p, from: lineStart, searchingFrom: searchFrom) {
@@ -393,7 +372,7 @@ package struct ResponseParser: Sendable {
             reason: builder.reason,
             headers: builder.section.fields
         )
-        let headEnd = messageOffset
+        let headEnd = input.messageOffset
         let framing = builder.framing.framing
         keepAlive = version.minor >= 1 && !framing.connectionClose
         var chunked = false
@@ -431,95 +410,29 @@ package struct ResponseParser: Sendable {
 
     /// Parses one chunk-size line; nil when it is not complete yet.
     private mutating func parseChunkSizeLine() throws(ResponseParseError) -> Int? {
-        let bytes = buffer
+        let bytes = input.bytes
         let extLimit = limits.maxChunkExtensionBytes
-        var lineEnd = 0
-        var result: Result<Int, ChunkLineError>?
-        bytes.withUnsafeBufferPointer { p in
-            // A chunk-size line (without CRLF) may hold up to 64 bytes of size and BWS plus the extensions.
-            let maxLine = extLimit + 64
-            guard let lfIndex = indexOfLF(p, from: scanned) else {
-                scanned = p.count
-                if p.count > maxLine + 1 {
-                    result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: maxLine))
-                }
-                return
-            }
-            lineEnd = lfIndex + 1
-            if lfIndex > maxLine + 1 {
-                result = .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: maxLine))
-                return
-            }
-            guard lfIndex > 0, p[lfIndex - 1] == cr else {
-                result = .failure(ChunkLineError(reason: .bareLineFeed, at: lfIndex))
-                return
-            }
-            result = Self.chunkSize(p, end: lfIndex - 1, extLimit: extLimit)
-        }
+        var scanned = input.scanned
+        let result = bytes.withUnsafeBufferPointer { ChunkSizeLine.read($0, scanned: &scanned, extLimit: extLimit) }
+        input.scanned = scanned
         switch result {
         case nil:
             return nil
         case .failure(let error):
-            throw fail(error.reason, at: messageOffset + error.at)
-        case .success(let size):
-            consume(lineEnd)
-            return size
+            throw fail(error.reason, at: input.messageOffset + error.at)
+        case .success(let line):
+            input.consume(line.end)
+            return line.size
         }
-    }
-
-    private struct ChunkLineError: Error {
-        var reason: ResponseParseError.Reason
-        var at: Int
-    }
-
-    /// `chunk-size [ chunk-ext ]` in `p[0..<end]`.
-    private static func chunkSize(_ p: UnsafeBufferPointer<UInt8>, end: Int, extLimit: Int) -> Result<Int, ChunkLineError> {
-        var size = 0
-        var i = 0
-        while i < end, let digit = hexValue(p[i]) {
-            let (shifted, o1) = size.multipliedReportingOverflow(by: 16)
-            let (sum, o2) = shifted.addingReportingOverflow(digit)
-            if o1 || o2 { return .failure(ChunkLineError(reason: .chunkSizeOverflow, at: i)) }
-            size = sum
-            i += 1
-        }
-        if i == 0 { return .failure(ChunkLineError(reason: .invalidChunkSize, at: 0)) }
-        guard i < end else { return .success(size) }
-        let b = p[i]
-        guard b == semicolon || b == sp || b == tab else {
-            return .failure(ChunkLineError(reason: .invalidChunkSize, at: i))
-        }
-        if end - i > extLimit {
-            return .failure(ChunkLineError(reason: .chunkExtensionTooLong(limit: extLimit), at: i + extLimit))
-        }
-        var j = i
-        while j < end, p[j] == sp || p[j] == tab { j += 1 }
-        guard j < end, p[j] == semicolon else { return .failure(ChunkLineError(reason: .invalidChunkExtension, at: j)) }
-        while j < end {
-            let c = p[j]
-            if (c < 0x20 && c != tab) || c == 0x7F { return .failure(ChunkLineError(reason: .invalidChunkExtension, at: j)) }
-            j += 1
-        }
-        return .success(size)
     }
 
     /// Parses trailer lines; true once the empty line ending the trailer section was consumed.
     private mutating func parseTrailers() throws(ResponseParseError) -> Bool {
-        let bytes = buffer
+        let bytes = input.bytes
         let progress = bytes.withUnsafeBufferPointer { p in
             var noObserver = FieldSectionReader.NoObserver()
-            return trailers.read(p, from: 0, searchingFrom: scanned, observer: &noObserver)
+            return trailers.read(p, from: 0, searchingFrom: input.scanned, observer: &noObserver)
         }
         return try settle(progress, count: bytes.count)
     }
-}
-
-// MARK: - Byte helpers
-
-@inline(__always)
-private func hexValue(_ b: UInt8) -> Int? {
-    if b &- zero < 10 { return Int(b &- zero) }
-    let lower = b | 0x20
-    if lower &- UInt8(ascii: "a") < 6 { return Int(lower &- UInt8(ascii: "a")) + 10 }
-    return nil
 }

@@ -311,6 +311,12 @@ package final class TLSEngine: @unchecked Sendable {
     /// Encrypts all of `bytes` into the output (memory BIOs never push back); nil on success.
     package func write(_ bytes: UnsafeRawBufferPointer) -> TLSError? {
         precondition(established, "write before the handshake completed")
+        return Self.write(bytes, to: ssl)
+    }
+
+    /// Encrypts all of `bytes` into `ssl`'s output BIO (a memory BIO, which never pushes back); nil on success.
+    /// The server engine writes with it too.
+    static func write(_ bytes: UnsafeRawBufferPointer, to ssl: OpaquePointer) -> TLSError? {
         guard !bytes.isEmpty else { return nil }
         OpenSSLErrorQueue.clear()
         var written = 0
@@ -322,6 +328,11 @@ package final class TLSEngine: @unchecked Sendable {
     /// Queues `close_notify` (send ``takeOutput()`` afterwards, best effort).
     package func shutdown() {
         guard established else { return }
+        Self.shutdown(ssl)
+    }
+
+    /// Queues `close_notify` on `ssl`, ignoring what OpenSSL says (the session ends either way).
+    static func shutdown(_ ssl: OpaquePointer) {
         OpenSSLErrorQueue.clear()
         _ = SSL_shutdown(ssl)
         OpenSSLErrorQueue.clear()

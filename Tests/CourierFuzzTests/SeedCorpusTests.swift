@@ -19,6 +19,7 @@ import Testing
         .record: ["Fuzz/corpus/record"],
         .cacheHeaders: ["Fuzz/corpus/cache-headers"],
         .resp: ["Fuzz/corpus/resp"],
+        .request: ["Fuzz/corpus/request"],
     ]
 
     @Test(arguments: FuzzTarget.allCases)

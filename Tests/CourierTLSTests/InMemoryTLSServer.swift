@@ -1,45 +1,30 @@
 import CCourierOpenSSL
 import CourierTLS
 
-/// A TLS server made of OpenSSL and two memory BIOs, no socket: the peer a ``TLSEngine`` is driven against in
-/// these tests, byte by byte, with the test moving the ciphertext between the two.
+/// A TLS server made of OpenSSL and two memory BIOs, no socket (CourierTLS's server engine): the peer a
+/// ``TLSEngine`` is driven against in these tests, byte by byte, with the test moving the ciphertext between the two.
 final class InMemoryTLSServer {
     /// A server's settings (an `SSL_CTX`): servers made from one context share their session-ticket keys, so a
     /// client can resume with the second what it got from the first.
     final class Context {
-        let pointer: OpaquePointer
+        let context: TLSServerContext
 
         init(chain: String, key: String, tickets: Int = 2, maxVersion: Int32 = TLS1_3_VERSION) throws {
-            guard let context = SSL_CTX_new(TLS_server_method()) else { throw ServerError.setup("SSL_CTX_new") }
-            pointer = context
-            guard SSL_CTX_use_certificate_chain_file(context, chain) == 1,
-                SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) == 1
+            guard let pointer = SSL_CTX_new(TLS_server_method()) else { throw ServerError.setup("SSL_CTX_new") }
+            context = TLSServerContext(adopting: pointer)
+            guard SSL_CTX_use_certificate_chain_file(pointer, chain) == 1,
+                SSL_CTX_use_PrivateKey_file(pointer, key, SSL_FILETYPE_PEM) == 1
             else { throw ServerError.setup("the certificate or key") }
-            _ = ccourier_SSL_CTX_set_max_proto_version(context, maxVersion)
-            _ = SSL_CTX_set_num_tickets(context, tickets)
+            _ = ccourier_SSL_CTX_set_max_proto_version(pointer, maxVersion)
+            _ = SSL_CTX_set_num_tickets(pointer, tickets)
         }
-
-        deinit { SSL_CTX_free(pointer) }
     }
 
-    private let context: Context
-    private let ssl: OpaquePointer
-    private let input: OpaquePointer
-    private let output: OpaquePointer
+    private let engine: TLSServerEngine
 
-    /// A server presenting `chain` (PEM, leaf first) with `key`; `tickets` TLS 1.3 session tickets after the
-    /// handshake.
+    /// A server presenting the context's chain with its key.
     init(context: Context) throws {
-        self.context = context
-        guard let ssl = SSL_new(context.pointer), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
-            throw ServerError.setup("SSL_new")
-        }
-        _ = ccourier_BIO_set_mem_eof_return(input, -1)
-        SSL_set_bio(ssl, input, output)
-        SSL_set_accept_state(ssl)
-        self.ssl = ssl
-        self.input = input
-        self.output = output
+        engine = try TLSServerEngine(context: context.context)
     }
 
     /// A server with a context of its own.
@@ -47,47 +32,27 @@ final class InMemoryTLSServer {
         try self.init(context: Context(chain: chain, key: key, tickets: tickets))
     }
 
-    deinit {
-        SSL_free(ssl)
-    }
+    func feed(_ bytes: [UInt8]) { engine.feed(bytes) }
 
-    func feed(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        _ = bytes.withUnsafeBytes { BIO_write(input, $0.baseAddress, Int32($0.count)) }
-    }
-
-    func takeOutput() -> [UInt8] {
-        let count = ccourier_BIO_pending(output)
-        guard count > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            initialized = Int(max(0, BIO_read(output, buffer.baseAddress, Int32(count))))
-        }
-    }
+    func takeOutput() -> [UInt8] { engine.takeOutput() }
 
     /// Advances the server's handshake; true once it is complete.
     @discardableResult
-    func handshake() -> Bool { SSL_do_handshake(ssl) == 1 }
+    func handshake() -> Bool { engine.handshake() == .complete }
 
     func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        _ = engine.write(Array(text.utf8))
     }
 
     /// Plaintext the client sent, as far as it has arrived.
     func read() -> String {
         var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = SSL_read(ssl, &buffer, Int32(buffer.count))
-            guard n > 0 else { break }
-            out += buffer[0..<Int(n)]
-        }
-        ERR_clear_error()
+        while case .bytes = engine.read(maxBytes: 4096, into: &out) {}
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Queues `close_notify`.
-    func closeNotify() { _ = SSL_shutdown(ssl) }
+    func closeNotify() { engine.shutdown() }
 
     enum ServerError: Error {
         case setup(String)

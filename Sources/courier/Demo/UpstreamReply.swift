@@ -1,8 +1,7 @@
-internal import CourierKit
 internal import CourierCore
+internal import CourierTesting
 
-/// A response the demo upstream sends: always with `Content-Length` and `Connection: close` (one request per
-/// connection keeps the server small; the client opens a new connection for the next request).
+/// A response the demo upstream sends, with `Content-Length`, on a connection the client may keep.
 struct UpstreamReply: Sendable {
     var status: Int
     var headers: HTTPHeaders
@@ -28,28 +27,8 @@ struct UpstreamReply: Sendable {
         return UpstreamReply(status: status, headers: all, body: body + "\n")
     }
 
-    /// The reason phrase sent on the status line.
-    var reason: String {
-        switch status {
-        case 200: return "OK"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 404: return "Not Found"
-        case 413: return "Content Too Large"
-        case 429: return "Too Many Requests"
-        case 431: return "Request Header Fields Too Large"
-        case 501: return "Not Implemented"
-        case 503: return "Service Unavailable"
-        case 505: return "HTTP Version Not Supported"
-        default: return "Status"
-        }
-    }
-
-    /// The bytes on the wire: status line, the fields, `Content-Length`, `Connection: close`, the body.
-    var serialized: [UInt8] {
-        var head = "HTTP/1.1 \(status) \(reason)\r\n"
-        for field in headers { head += "\(field.name): \(field.value)\r\n" }
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        return Array(head.utf8) + body
+    /// What the demo's ``MockServer`` sends: the fields, then `Content-Length` (the server adds it).
+    var response: MockResponse {
+        MockResponse(status: status, headers: headers, body: body)
     }
 }

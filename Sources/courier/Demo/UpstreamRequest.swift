@@ -1,6 +1,7 @@
 internal import CourierCore
 
-/// One HTTP/1.1 request the demo upstream received: the request line, the header fields and the body.
+/// One HTTP/1.1 request the demo upstream received (from its ``MockServer``): the request line, the header fields
+/// and the body, as the script reads them.
 struct UpstreamRequest: Sendable {
     /// The method as sent, e.g. `GET`.
     var method: String

@@ -55,14 +55,6 @@ struct UpstreamScript {
         return (reply, record)
     }
 
-    /// Answers a request that could not be read, and records it.
-    mutating func reject(_ error: UpstreamRequestError, at: Duration) -> (UpstreamReply, UpstreamRecord) {
-        let reply = UpstreamReply.text(error.status, error.message)
-        let record = UpstreamRecord(at: at, line: "(unreadable request)", path: "", host: "", status: error.status, note: error.message)
-        records.append(record)
-        return (reply, record)
-    }
-
     private mutating func answer(_ request: UpstreamRequest) -> (UpstreamReply, String) {
         switch (request.method, request.path) {
         case ("GET", "/search"):
