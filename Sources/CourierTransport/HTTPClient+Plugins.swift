@@ -5,12 +5,14 @@ extension HTTPClient {
     /// One exchange answered by the protocol plugin that claims the request's scheme, instead of a connection: the
     /// plugin's head becomes the exchange's, and its body is read through ``BodyReading`` like a connection's.
     /// The plugin's answer is raced against `deadline` (and cancellation); what it throws becomes a
-    /// ``CourierError`` (``CourierError/fromPlugin(_:url:)``). A scheme no plugin claims fails with `policy`.
+    /// ``CourierError`` (``CourierError/fromPlugin(_:url:)``). A scheme no plugin claims fails with `policy`, but
+    /// http(s) (when a plugin claims the other one) is nil: the sockets answer it.
     nonisolated(nonsending) func answerByPlugin(
         _ request: HTTPRequest, deadline: Deadline, start: Deadline, metrics: RequestMetrics
-    ) async throws(CourierError) -> HTTPExchange {
+    ) async throws(CourierError) -> HTTPExchange? {
         let url = request.url
         guard let plugin = (request.protocols ?? configuration.protocols).plugin(for: url.scheme) else {
+            if url.isHTTP { return nil }
             throw CourierError(.policy, "no protocol plugin answers '\(url.scheme):' URLs; nothing was sent", url: url.description)
         }
         var headers = request.headers
