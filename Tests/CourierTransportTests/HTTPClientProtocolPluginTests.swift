@@ -19,6 +19,8 @@ import Testing
             switch request.url.path {
             case "/old":
                 return ProtocolResponse(status: 302, headers: ["Location": "/new"])
+            case "/escape":
+                return ProtocolResponse(status: 302, headers: ["Location": "file:///etc/hosts"])
             case "/big":
                 let left = Mutex(3)
                 return ProtocolResponse(status: 200, body: ProtocolBody(next: {
@@ -65,6 +67,12 @@ import Testing
         #expect(redirected.url.description == "memo://notes/new")
         #expect(String(decoding: redirected.body, as: UTF8.self) == "GET /new ", "a 302 after POST is followed with GET, as RFC 9110 says")
         #expect(redirected.metrics.redirects == 1)
+        // A redirect never leads to a scheme of another plugin (a server's to file: least of all).
+        var withFile = configuration
+        withFile.protocols = ProtocolRegistry([Memo(), FileProtocol(root: "/")])
+        let fileClient = HTTPClient(configuration: withFile)
+        defer { fileClient.shutdown() }
+        await expectKind(.protocol) { _ = try await fileClient.execute(HTTPRequest(url: try #require(HTTPURL(anyScheme: "memo://notes/escape")))) }
 
         await expectKind(.bodyTooLarge) { _ = try await client.execute(HTTPRequest(url: try #require(HTTPURL(anyScheme: "memo://notes/big")))) }
         let streamed = try await client.stream(HTTPRequest(url: try #require(HTTPURL(anyScheme: "memo://notes/big"))))
