@@ -251,7 +251,7 @@ public final class HTTPClient: Sendable {
         var metrics = metrics
         do {
             // A plugin's scheme (or http(s), when a plugin claims it): no connection at all.
-            if !request.url.isHTTP || (request.protocols ?? configuration.protocols).claimsHTTP,
+            if !request.url.isHTTP || request.protocols?.claimsHTTP ?? configuration.protocols.claimsHTTP,
                 let answer = try await answerByPlugin(request, deadline: deadline, start: start, metrics: metrics)
             {
                 return answer
