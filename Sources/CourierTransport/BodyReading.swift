@@ -257,10 +257,7 @@ struct BodyReading: Sendable {
         connection.abandon()
         self.connection = nil
         pool.release(connection, reusable: false)
-        var failure = error ?? CourierError(.cancelled, "the body was abandoned")
-        if failure.url == nil { failure.url = url.description }
-        failure.bytesSent = metrics.bytesSent
-        failure.bytesReceived = metrics.bytesReceived
+        let failure = stamped(error ?? CourierError(.cancelled, "the body was abandoned"))
         outcome = .failed(failure)
         return failure
     }
