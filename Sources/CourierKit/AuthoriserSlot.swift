@@ -104,28 +104,10 @@ final class AuthoriserSlot: Sendable {
         _ operation: @escaping @Sendable () async throws(CourierError) -> T
     ) async throws(CourierError) -> T {
         let timeout = min(self.timeout, deadline - .now())
-        let shot = OneShot<Result<T, CourierError>>()
-        let work = Task {
-            await CancellationScope.unscoped {
-                do throws(CourierError) {
-                    shot.resume(.success(try await operation()))
-                } catch {
-                    shot.resume(.failure(error))
-                }
-            }
-        }
-        let timer = Task {
-            try? await Task.sleep(for: max(timeout, .zero))
-            shot.resume(.failure(CourierError(.timeout, "\(what) within \(DurationFormat.format(timeout))", url: url)))
-        }
-        let result = await CancellationScope.withCancellationHandler {
-            await shot.wait()
-        } onCancel: {
-            shot.resume(.failure(CourierError(.cancelled, "the request was cancelled", url: url)))
-        }
-        work.cancel()
-        timer.cancel()
-        return try result.get()
+        return try await DeadlineRace.run(
+            timeout: timeout, timedOut: CourierError(.timeout, "\(what) within \(DurationFormat.format(timeout))", url: url), url: url,
+            operation
+        )
     }
 
     private func finish(succeeded: Bool) {

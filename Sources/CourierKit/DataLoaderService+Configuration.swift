@@ -66,6 +66,10 @@ extension DataLoaderService {
         /// Whether ``environment``'s `https_proxy`, `http_proxy`, `all_proxy` and `no_proxy` apply to routes whose
         /// policy names no proxy (curl's rules: upper-case `HTTP_PROXY` is never read). True by default.
         public var usesEnvironmentProxies = true
+        /// The protocol plugins that answer URLs of their schemes instead of a connection, through the policy like
+        /// any load (a URL without a host, `data:,x`, is routed to the defaults): `ProtocolRegistry.standard`
+        /// (`data:` only) by default. Add `FileProtocol` with a root to allow `file:` URLs (docs/protocol-plugins.md).
+        public var protocols: ProtocolRegistry = .standard
 
         /// The defaults, sending `userAgent`.
         public init(userAgent: String) {

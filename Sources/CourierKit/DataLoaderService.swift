@@ -31,6 +31,8 @@ public final class DataLoaderService: Sendable {
 
     let client: HTTPClient
     let ownsClient: Bool
+    /// The protocol plugins every load's requests carry to the client (``Configuration/protocols``).
+    let protocols: ProtocolRegistry
     /// How many redirects a load follows (each hop routed through the policy again) before it fails; 0 follows
     /// none.
     let maxRedirects: Int
@@ -93,6 +95,7 @@ public final class DataLoaderService: Sendable {
         self.environment = configuration.environment
         self.client = client ?? DataLoaderService.makeOwnClient(logger: configuration.logger, metricsFactory: configuration.metricsFactory)
         self.ownsClient = client == nil
+        self.protocols = configuration.protocols
         self.maxRedirects = max(0, configuration.maxRedirects)
         self.maxBodyBytes = max(0, configuration.maxBodyBytes)
         self.fallbackCooldown = configuration.fallbackCooldown

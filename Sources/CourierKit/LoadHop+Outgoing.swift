@@ -16,6 +16,7 @@ extension LoadHop {
         )
         execution.trace.decorate(&outgoing, route: route)
         outgoing.proxy = proxy
+        outgoing.protocols = service.protocols
         // Only an https URL's connection is keyed and built with TLS settings.
         if url.scheme == "https" {
             let identity = execution.request.clientIdentity

@@ -58,8 +58,10 @@ final class RequestExecution: Sendable {
     @inline(__always)
     nonisolated(nonsending) func run() async throws(CourierError) -> Response {
         // The first hop's route, looked up once for both the coalescing decision and the load.
-        guard let url = HTTPURL(request.url) else {
-            let error = CourierError(.policy, "'\(request.url)' is not an absolute http or https URL", url: request.url)
+        guard let url = HTTPURL(anyScheme: request.url), service.protocols.answers(url) else {
+            let error = CourierError(
+                .policy, "'\(request.url)' is not an absolute http or https URL, nor one a protocol plugin answers", url: request.url
+            )
             finish(Counters(), status: nil, firstByte: nil, error: error)
             throw error
         }

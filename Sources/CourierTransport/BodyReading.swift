@@ -9,8 +9,14 @@ internal import CourierHTTP1
 /// A value, not an object, so that `execute()` reads a body with no allocation of its own; the streaming
 /// ``ResponseBodyReader`` keeps one under its lock. Once the body ended, failed or was abandoned the connection
 /// is gone and every read returns nil (ended) or throws (failed or abandoned).
+///
+/// The body's source is a connection, or (``init(plugin:pool:url:deadline:start:metrics:)``) a protocol plugin's
+/// ``ProtocolBody``: the same three ways of reading, limits, counts and errors apply to both, so a plugin's answer
+/// is read by the one body reader like a server's (each chunk raced against the request's deadline; never decoded).
 struct BodyReading: Sendable {
     private var connection: HTTP1Connection?
+    /// A plugin's body while it is being read (then `connection` is nil).
+    private var plugin: ProtocolBody?
     private let pool: ConnectionPool
     private var decoder: ContentDecoder?
     let url: HTTPURL
@@ -43,19 +49,30 @@ struct BodyReading: Sendable {
         self.metrics = metrics
     }
 
+    /// A plugin's answer's body, read as a connection's would be. `metrics` count the body's bytes as received.
+    init(plugin body: ProtocolBody, pool: ConnectionPool, url: HTTPURL, deadline: Deadline, start: Deadline, metrics: RequestMetrics) {
+        self.plugin = body
+        self.pool = pool
+        self.url = url
+        self.deadline = deadline
+        self.idle = .zero
+        self.start = start
+        self.metrics = metrics
+    }
+
     /// The connection's byte stream while the body is being read (what a streaming reader closes to wake a read in
     /// progress).
     var stream: (any ByteStream)? { connection?.stream }
 
     /// Whether the connection is still held (the body has neither ended nor failed).
-    var isReading: Bool { connection != nil }
+    var isReading: Bool { connection != nil || plugin != nil }
 
     // MARK: - Reading
 
     /// The next chunk of the body (decoded when the response was compressed); nil at its end, when the
     /// connection has gone back to the pool.
     nonisolated(nonsending) mutating func next() async throws(CourierError) -> ArraySlice<UInt8>? {
-        guard let connection else { return try ended() }
+        guard let connection else { return plugin == nil ? try ended() : try await nextFromPlugin() }
         do {
             while true {
                 if let chunk = try await step(connection) { return chunk }
@@ -71,6 +88,7 @@ struct BodyReading: Sendable {
     /// is received straight into the body's array: no read buffer, no copy, reads as large as the socket holds.
     nonisolated(nonsending) mutating func collect(limit: Int, expectedLength: Int?) async throws(CourierError) -> [UInt8] {
         guard let connection else {
+            if plugin != nil { return try await collectFromPlugin(limit: limit, expectedLength: expectedLength) }
             _ = try ended()
             return []
         }
@@ -100,11 +118,11 @@ struct BodyReading: Sendable {
         // Nobody reads a dropped body: it is not decoded.
         decoder = nil
         var drained = 0
-        while connection != nil {
+        while isReading {
             do throws(CourierError) {
                 guard let chunk = try await next() else { return }
                 drained += chunk.count
-                if drained > limit, let connection { _ = abandon(connection, because: nil) }
+                if drained > limit { cancel() }
             } catch {
                 return
             }
@@ -113,8 +131,70 @@ struct BodyReading: Sendable {
 
     /// Stops reading: the connection is closed (a half-read HTTP/1.1 response cannot be reused).
     mutating func cancel() {
+        if let plugin {
+            self.plugin = nil
+            plugin.cancel()
+            outcome = .failed(stamped(CourierError(.cancelled, "the body was abandoned")))
+        }
         guard let connection else { return }
         _ = abandon(connection, because: nil)
+    }
+
+    // MARK: - A plugin's body
+
+    /// The plugin body's next chunk, raced against the deadline; nil at its end.
+    nonisolated(nonsending) private mutating func nextFromPlugin() async throws(CourierError) -> ArraySlice<UInt8>? {
+        guard let body = plugin else { return try ended() }
+        let url = self.url
+        do {
+            let chunk = try await DeadlineRace.run(
+                timeout: deadline - .now(), timedOut: CourierError(.timeout, "the total deadline passed", url: url.description),
+                url: url.description
+            ) { () async throws(CourierError) -> [UInt8]? in
+                do {
+                    return try await body.next()
+                } catch {
+                    throw CourierError.fromPlugin(error, url: url)
+                }
+            }
+            guard let chunk else {
+                plugin = nil
+                metrics.total = Deadline.now() - start
+                outcome = .ended
+                return nil
+            }
+            metrics.bytesReceived += Int64(chunk.count)
+            return chunk[...]
+        } catch {
+            plugin = nil
+            body.cancel()
+            let failure = stamped(error)
+            outcome = .failed(failure)
+            throw failure
+        }
+    }
+
+    /// The plugin body whole, at most `limit` bytes.
+    nonisolated(nonsending) private mutating func collectFromPlugin(limit: Int, expectedLength: Int?) async throws(CourierError) -> [UInt8] {
+        var body = BoundedBody(limit: limit, expectedLength: expectedLength)
+        while let chunk = try await nextFromPlugin() {
+            guard body.append(chunk) else {
+                cancel()
+                let failure = stamped(CourierError(.bodyTooLarge, "the body is larger than \(limit) bytes"))
+                outcome = .failed(failure)
+                throw failure
+            }
+        }
+        return body.bytes
+    }
+
+    /// `error` with this body's URL (unless it has one) and byte counts.
+    private func stamped(_ error: CourierError) -> CourierError {
+        var failure = error
+        if failure.url == nil { failure.url = url.description }
+        failure.bytesSent = metrics.bytesSent
+        failure.bytesReceived = metrics.bytesReceived
+        return failure
     }
 
     // MARK: - Steps
@@ -177,10 +257,7 @@ struct BodyReading: Sendable {
         connection.abandon()
         self.connection = nil
         pool.release(connection, reusable: false)
-        var failure = error ?? CourierError(.cancelled, "the body was abandoned")
-        if failure.url == nil { failure.url = url.description }
-        failure.bytesSent = metrics.bytesSent
-        failure.bytesReceived = metrics.bytesReceived
+        let failure = stamped(error ?? CourierError(.cancelled, "the body was abandoned"))
         outcome = .failed(failure)
         return failure
     }

@@ -250,6 +250,12 @@ public final class HTTPClient: Sendable {
     ) async throws(CourierError) -> HTTPExchange {
         var metrics = metrics
         do {
+            // A plugin's scheme (or http(s), when a plugin claims it): no connection at all.
+            if !request.url.isHTTP || request.protocols?.claimsHTTP ?? configuration.protocols.claimsHTTP,
+                let answer = try await answerByPlugin(request, deadline: deadline, start: start, metrics: metrics)
+            {
+                return answer
+            }
             let (connection, head) = try await attempt(request, timeouts: timeouts, deadline: deadline, start: start, metrics: &metrics)
             let decoder: ContentDecoder?
             do {

@@ -40,6 +40,10 @@ public struct HTTPClientConfiguration: Sendable {
     /// Sees each exchange's connection and heads as they go over the wire (`courier fetch -v`); nil: nothing is
     /// observed, at no cost.
     package var exchangeObserver: (any ExchangeObserver)?
+    /// The plugins that answer URLs of their schemes instead of a connection (``ProtocolPlugin``):
+    /// ``ProtocolRegistry/standard`` (`data:` only) by default. A request for a scheme no plugin claims that is not
+    /// http(s) fails with `policy`.
+    public var protocols = ProtocolRegistry.standard
 
     public init() {}
 }

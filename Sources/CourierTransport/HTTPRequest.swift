@@ -61,6 +61,9 @@ public struct HTTPRequest: Sendable {
     /// When set, decides the proxy of every hop by its URL (explicit, environment and `no_proxy`, as curl does)
     /// instead of ``proxy``: `courier fetch` without a policy.
     package var proxySelection: ProxySelection?
+    /// The protocol plugins that answer this request instead of a connection when one claims its scheme; nil uses
+    /// ``HTTPClientConfiguration/protocols``. (The data loader sets its service's.)
+    package var protocols: ProtocolRegistry?
 
     public init(
         method: HTTPMethod = .get,

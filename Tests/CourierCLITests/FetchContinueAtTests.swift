@@ -73,5 +73,9 @@ import Testing
         let bad = try await CourierProcess.run(["fetch", "-C", "x", "-o", "/tmp/x", "http://127.0.0.1:9/"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("-C takes a byte offset"))
+        // -r's Range and -C's would fight over one field.
+        let both = try await CourierProcess.run(["fetch", "-C", "10", "-r", "0-5", "-o", "/tmp/x", "http://127.0.0.1:9/"])
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("give one of them"), "\(both.stderr)")
     }
 }

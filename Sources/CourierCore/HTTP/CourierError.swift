@@ -53,6 +53,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// A SOCKS5 proxy refused the connection (its reply code by name) or the authentication, or broke the
         /// SOCKS protocol.
         public static let socks = Kind(rawValue: "socks")
+        /// A protocol plugin (``ProtocolPlugin``: `data:`, `file:` or one of the app's) could not answer: a
+        /// malformed `data:` URL, a file that is missing, a directory or outside the root, or any error the plugin
+        /// threw that was not already a ``CourierError``.
+        public static let protocolPlugin = Kind(rawValue: "protocol-plugin")
 
         public var description: String { rawValue }
     }

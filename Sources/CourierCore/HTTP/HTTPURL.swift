@@ -1,22 +1,42 @@
-/// An absolute `http` or `https` URL, parsed strictly (RFC 3986 syntax, the parts HTTP needs).
+/// An absolute `http` or `https` URL, parsed strictly (RFC 3986 syntax, the parts HTTP needs); or, parsed with
+/// ``init(anyScheme:)``, a URL of another scheme that a ``ProtocolPlugin`` answers: with an authority
+/// (`file:///abs/path`, `memo://notes/1`, whose host may be empty) or without one (`data:,Hello`).
 ///
 /// Courier parses URLs itself so that the transport and the policy graph agree byte for byte on the host,
 /// port and path, and so that nothing here depends on Foundation. The host is lower-cased; IPv6 literals keep
 /// their brackets out of ``host`` (`[::1]` → `::1`) and are flagged by ``isIPv6Literal``.
 public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
-    /// `http` or `https`, lower case.
+    /// `http` or `https` (or, from ``init(anyScheme:)``, another scheme), lower case.
     public var scheme: String
-    /// Host name or address literal, lower case, without brackets.
+    /// Host name or address literal, lower case, without brackets; empty for a URL without one (`data:`,
+    /// `file:///x`).
     public var host: String
     /// The explicit port, if the URL had one.
     package var explicitPort: Int?
-    /// The path, always starting with `/` (an empty path becomes `/`), still percent-encoded.
+    /// The path, always starting with `/` (an empty path becomes `/`), still percent-encoded. A URL without an
+    /// authority (`data:text/plain,x`) has no such path: this is then everything after the scheme's colon up to
+    /// a `#`, still percent-encoded (it never starts with `/`), and ``query`` is nil.
     public var path: String
     /// The query without its `?`, still percent-encoded; nil when the URL has none.
     public var query: String?
 
-    /// The port to connect to: the explicit one, else 443 for https and 80 for http.
-    public var port: Int { explicitPort ?? (scheme == "https" ? 443 : 80) }
+    /// The port to connect to: the explicit one, else 443 for https, 80 for http (and 0 for other schemes).
+    public var port: Int { explicitPort ?? defaultPort }
+
+    /// The scheme's default port: 443 for https, 80 for http, 0 for the schemes of protocol plugins.
+    private var defaultPort: Int {
+        switch scheme {
+        case "https": return 443
+        case "http": return 80
+        default: return 0
+        }
+    }
+
+    /// Whether the scheme is `http` or `https` (the ones Courier's own transport speaks).
+    public var isHTTP: Bool { scheme == "http" || scheme == "https" }
+
+    /// Whether the URL has an authority (`scheme://host…`): every http(s) URL; not a `data:` URL.
+    package var hasAuthority: Bool { path.utf8.first == UInt8(ascii: "/") }
 
     /// Whether the host is an IPv6 address literal.
     package var isIPv6Literal: Bool { host.utf8.contains(UInt8(ascii: ":")) }
@@ -27,7 +47,7 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     /// The `Host` header value: host (bracketed for IPv6) plus `:port` when it is not the scheme's default.
     package var hostHeader: String {
         var h = isIPv6Literal ? "[" + host + "]" : host
-        if let p = explicitPort, p != (scheme == "https" ? 443 : 80) {
+        if let p = explicitPort, p != defaultPort {
             h += ":"
             h += String(p)
         }
@@ -41,13 +61,17 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     package var firstPathComponent: String { String(path[..<firstPathComponentEnd]) }
 
     /// Where ``firstPathComponent`` ends in ``path``.
+    /// A URL without an authority has none (its "path" is data, not a place: a `data:` URL's rate-limit key is
+    /// the empty host's root).
     var firstPathComponentEnd: String.Index {
         let utf8 = path.utf8
+        guard hasAuthority else { return path.startIndex }
         guard utf8.count > 1 else { return path.endIndex }
         return utf8[utf8.index(after: utf8.startIndex)...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex
     }
 
     public var description: String {
+        guard hasAuthority else { return "\(scheme):\(path)" }
         var s = "\(scheme)://\(isIPv6Literal ? "[\(host)]" : host)"
         if let p = explicitPort { s += ":\(p)" }
         s += requestTarget
@@ -58,7 +82,18 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     /// empty hosts, ports out of range, spaces or control characters anywhere, brackets around anything but an
     /// IPv6 address). The ``description`` of every URL it returns parses back to the same URL.
     public init?(_ string: String) {
-        guard let parsed = HTTPURL.parse(string) else { return nil }
+        guard let parsed = HTTPURL.parse(string, anyScheme: false) else { return nil }
+        self = parsed
+    }
+
+    /// Parses an absolute URL of any scheme: http(s) exactly as ``init(_:)`` does; another scheme (RFC 3986:
+    /// a letter, then letters, digits, `+`, `-`, `.`) either with an authority (`file:///etc/hosts`,
+    /// `memo://notes/7?x`: the host may be empty, a port needs a host, userinfo is refused) or without one
+    /// (`data:text/plain;base64,SGk=`: everything up to a `#` is kept in ``path``). Spaces and control
+    /// characters are refused everywhere. Which schemes are answered is the ``ProtocolRegistry``'s business, not
+    /// the parser's; the ``description`` of every URL it returns parses back to the same URL.
+    public init?(anyScheme string: String) {
+        guard let parsed = HTTPURL.parse(string, anyScheme: true) else { return nil }
         self = parsed
     }
 
@@ -71,11 +106,14 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Resolves a `Location`-style reference (absolute, scheme-relative, absolute-path or relative-path)
-    /// against this URL, per RFC 3986 §5.2 (dot segments removed). Returns nil if the result is not http(s).
+    /// against this URL, per RFC 3986 §5.2 (dot segments removed). Returns nil if the result is not http(s) (or,
+    /// for a URL of a plugin's scheme with an authority, a relative reference's result in that scheme; a URL
+    /// without an authority resolves only absolute http(s) references).
     public func resolving(_ reference: String) -> HTTPURL? {
         // Delimiters are found byte by byte (UTF-8), as `init?(_:)` finds them: RFC 3986 delimits by code point,
         // so a `?` followed by a combining mark still starts the query.
         if let absolute = HTTPURL(reference) { return absolute }
+        guard hasAuthority else { return nil }
         if reference.utf8.starts(with: "//".utf8) { return HTTPURL("\(scheme):\(reference)") }
         guard !reference.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { return nil }
         // A reference with a scheme of its own that is not http(s) is not followed.
@@ -128,12 +166,12 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
     /// Parses `string`'s UTF-8 bytes in place, by offset: every delimiter is ASCII, so each part cut at one is
     /// valid UTF-8 on its own and becomes a `String` with no checks beyond a copy. (Searching through
     /// `Substring.UTF8View` indices cost about 1.5 µs per URL, a fiftieth of a whole load through the loader.)
-    private static func parse(_ string: String) -> HTTPURL? {
+    private static func parse(_ string: String, anyScheme: Bool) -> HTTPURL? {
         var string = string
-        return string.withUTF8 { parse(bytes: $0) }
+        return string.withUTF8 { parse(bytes: $0, anyScheme: anyScheme) }
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> HTTPURL? {
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, anyScheme: Bool) -> HTTPURL? {
         let count = bytes.count
         func part(_ from: Int, _ to: Int) -> String {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
@@ -158,11 +196,19 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
             scheme = "http"
         } else if schemeIs("https") {
             scheme = "https"
+        } else if anyScheme, isSchemeName(bytes, colon) {
+            scheme = part(0, colon).lowercased()
         } else {
             return nil
         }
+        let isHTTP = scheme == "http" || scheme == "https"
         guard count - colon > 2, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") else {
-            return nil
+            guard !isHTTP else { return nil }
+            // No authority (`data:,x`): the rest, up to a fragment, is the "path". A single `/` after the colon
+            // would read back as an authority: refused.
+            let end = bytes[(colon + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? count
+            guard colon + 1 == end || bytes[colon + 1] != UInt8(ascii: "/") else { return nil }
+            return HTTPURL(opaque: scheme, part(colon + 1, end))
         }
         let start = colon + 3
         // A slice of the buffer keeps the buffer's offsets: every index found below is one into `bytes`.
@@ -188,7 +234,8 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
                 guard let p = parsePort(bytes, colon + 1, authorityEnd) else { return nil }
                 (hostEnd, port) = (colon, p)
             }
-            guard hostEnd > start else { return nil }
+            // Only a plugin's scheme may have an empty host (`file:///x`), and then no port.
+            guard hostEnd > start || (!isHTTP && port == nil) else { return nil }
             var upper = false
             for i in start..<hostEnd {
                 guard isRegNameByte(bytes[i]) else { return nil }
@@ -218,6 +265,18 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
         return value > 0 && value <= 65535 ? value : nil
     }
 
+    /// RFC 3986's `scheme`: a letter, then letters, digits, `+`, `-` and `.`, in `bytes[0..<end]`.
+    private static func isSchemeName(_ bytes: UnsafeBufferPointer<UInt8>, _ end: Int) -> Bool {
+        guard end > 0, (bytes[0] | 0x20) >= UInt8(ascii: "a"), (bytes[0] | 0x20) <= UInt8(ascii: "z") else { return false }
+        for i in 1..<end {
+            let b = bytes[i]
+            let letter = (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z")
+            let other = (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+            guard letter || other else { return false }
+        }
+        return true
+    }
+
     private static func isUpperCaseLetter(_ b: UInt8) -> Bool { b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") }
 
     /// A URL from parts already checked and lower-cased by ``parse(_:)``; `path` is not empty.
@@ -227,6 +286,15 @@ public struct HTTPURL: Hashable, Sendable, CustomStringConvertible {
         self.explicitPort = port
         self.path = path.isEmpty ? "/" : path
         self.query = query
+    }
+
+    /// A URL without an authority: `rest` is what follows the scheme's colon (never starting with `/`).
+    private init(opaque scheme: String, _ rest: String) {
+        self.scheme = scheme
+        self.host = ""
+        self.explicitPort = nil
+        self.path = rest
+        self.query = nil
     }
 
     private static func isRegNameByte(_ b: UInt8) -> Bool {

@@ -9,25 +9,49 @@ internal import Synchronization
 
 /// A regular file read front to back in chunks, each read a system call through ``SystemCall``: for bodies streamed
 /// from disk (a multipart upload's file parts), so that a file of any size never sits in memory. The file is opened
-/// on the first ``next()`` and closed at its end, on a failure, or when the reader is released.
+/// on the first ``next()`` and closed at its end, on a failure, or when the reader is released. A reader made from
+/// a descriptor already open (``init(adopting:range:chunkSize:)``: ``FileProtocol``, which checks the file it
+/// opened) reads one byte range of it with `pread`.
 package final class FileChunkReader: Sendable {
     package let path: String
     private let chunkSize: Int
     private enum State {
         case unopened
-        case open(Int32)
+        /// The descriptor, and where the next read starts.
+        case open(Int32, offset: Int)
         case finished
     }
 
-    private let state = Mutex(State.unopened)
+    private let state: Mutex<State>
+    /// Where reading stops (a range's end); nil: at the end of the file.
+    private let end: Int?
 
     package init(path: String, chunkSize: Int = 64 * 1024) {
         self.path = path
         self.chunkSize = max(1, chunkSize)
+        self.state = Mutex(.unopened)
+        self.end = nil
+    }
+
+    /// Reads `range` of the open descriptor `fd`, which the reader now owns (it closes it at the end, on a failure,
+    /// on ``close()`` or when released). A file that turns out shorter ends early.
+    package init(adopting fd: Int32, range: Range<Int>, path: String, chunkSize: Int = 64 * 1024) {
+        self.path = path
+        self.chunkSize = max(1, chunkSize)
+        self.state = Mutex(.open(fd, offset: range.lowerBound))
+        self.end = range.upperBound
     }
 
     deinit {
-        if case .open(let fd) = state.withLock({ $0 }) { _ = close(fd) }
+        close()
+    }
+
+    /// Closes the file now (a reader given up before the end); later reads return nil.
+    package func close() {
+        state.withLock { state in
+            if case .open(let fd, _) = state { _ = closeFile(fd) }
+            state = .finished
+        }
     }
 
     /// The size of the regular file at `path`.
@@ -46,11 +70,12 @@ package final class FileChunkReader: Sendable {
     package func next() throws(SystemCall.FileReadFailure) -> [UInt8]? {
         try state.withLock { (state: inout State) throws(SystemCall.FileReadFailure) -> [UInt8]? in
             let fd: Int32
+            let offset: Int
             switch state {
             case .finished:
                 return nil
-            case .open(let open):
-                fd = open
+            case .open(let open, let at):
+                (fd, offset) = (open, at)
             case .unopened:
                 do throws(SystemCallError) {
                     fd = try SystemCall.blocking("open") { open(path, O_RDONLY | O_CLOEXEC) }
@@ -58,27 +83,37 @@ package final class FileChunkReader: Sendable {
                     state = .finished
                     throw .system(error)
                 }
-                state = .open(fd)
+                offset = 0
             }
+            let size = end.map { min(chunkSize, $0 - offset) } ?? chunkSize
             var failure: SystemCallError?
-            let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
+            let chunk = [UInt8](unsafeUninitializedCapacity: max(size, 0)) { buffer, count in
+                guard size > 0 else { return }
                 do throws(SystemCallError) {
-                    count = try SystemCall.blocking("read") { read(fd, buffer.baseAddress, chunkSize) }
+                    if end == nil {
+                        count = try SystemCall.blocking("read") { read(fd, buffer.baseAddress, size) }
+                    } else {
+                        count = try SystemCall.blocking("pread") { pread(fd, buffer.baseAddress, size, off_t(offset)) }
+                    }
                 } catch {
                     failure = error
                 }
             }
             if let failure {
-                _ = close(fd)  // close(2) is not retried: after EINTR the descriptor is already gone.
+                _ = closeFile(fd)  // close(2) is not retried: after EINTR the descriptor is already gone.
                 state = .finished
                 throw .system(failure)
             }
             if chunk.isEmpty {
-                _ = close(fd)
+                _ = closeFile(fd)
                 state = .finished
                 return nil
             }
+            state = .open(fd, offset: offset + chunk.count)
             return chunk
         }
     }
 }
+
+/// close(2), out of the reader's scope (its ``FileChunkReader/close()`` shadows the C function there).
+private func closeFile(_ fd: Int32) -> Int32 { close(fd) }

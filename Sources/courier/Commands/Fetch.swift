@@ -46,12 +46,17 @@ extension CourierCommand {
                 miss, revalidated, stale or coalesced (null without --cache-dir). --offline sends nothing and \
                 answers only from the cache (a stale response too, unless it has must-revalidate or no-cache).
 
+                data: URLs (RFC 2397) and file:// URLs (read-only: any file this user can read, as curl does; no \
+                directory listing) are answered without a network, with -o, -i and --json-report as for http. \
+                -r/--range RANGE sends Range: bytes=RANGE (curl's syntax: 0-499, 500-, -500, or a comma list) to \
+                http(s) and file: URLs; a 206 is written as the answer, a 416 is the server's refusal.
+
                 Exit status (curl's numbers): 0 a response arrived (22 with --fail for status >= 400); \
                 5 resolve the proxy, 6 resolve, 7 connect (to the proxy too), 56 the proxy refused the CONNECT \
                 (a 407 says which authentication it wants), 97 SOCKS5 failure, 28 timeout, 35 TLS handshake, 60 certificate, 56 protocol or receive error, \
                 47 too many redirects, 63 body too large, 67 authoriser failed (--policy), 75 offline and \
                 nothing stored answers (--offline), 58 the client certificate or key cannot be used (--cert, --key, \
-                --pass), 2 usage or policy error. With several URLs, the status is that of the first URL, in the order given, that failed.
+                --pass), 37 a data: or file: URL could not be read (a missing file, a directory, bad base64), 2 usage or policy error. With several URLs, the status is that of the first URL, in the order given, that failed.
 
                 More in docs/fetch.md.
                 """
@@ -197,6 +202,9 @@ extension CourierCommand {
         @OptionGroup(title: "Resuming")
         var resumeOptions: ResumeOptions
 
+        @OptionGroup
+        var rangeOption: RangeOption
+
         func validate() throws {
             for p in pin where TLSPolicy.Pin(p) == nil {
                 throw ValidationError("--pin takes sha256/<base64 of 32 bytes>, not '\(p)'")
@@ -243,6 +251,9 @@ extension CourierCommand {
             }
             if urls.isEmpty { throw ValidationError("give at least one URL") }
             if !(1...256).contains(parallel) { throw ValidationError("--parallel takes a number from 1 to 256") }
+            if rangeOption.range != nil && resumeOptions.offset != nil {
+                throw ValidationError("-r asks for a range and -C continues a file from an offset: give one of them")
+            }
             try resumeOptions.validate(hasFiles: remoteNames >= urls.count || outputs.count >= urls.count && !outputs.contains("-"))
             if outputs.count > urls.count {
                 throw ValidationError("\(outputs.count) -o options for \(urls.count) URL\(urls.count == 1 ? "" : "s"): give at most one per URL")
@@ -274,6 +285,8 @@ extension CourierCommand {
             // Requests Courier makes on its own (an authoriser's token requests) say who sends them too.
             configuration.userAgent = removedHeaders.contains("user-agent") ? nil : CourierCommand.userAgent
             if let maxRedirects { configuration.maxRedirects = maxRedirects }
+            // data: and file: URLs as curl reads them: the person at the terminal can read those files anyway.
+            configuration.protocols = FetchURL.protocols
             // -v: curl's connection, TLS and head lines, with or without a policy (the loader uses this client).
             if verbose { configuration.exchangeObserver = VerboseObserver() }
             let client = HTTPClient(configuration: configuration)
@@ -283,6 +296,7 @@ extension CourierCommand {
             )
             loaderConfiguration.maxRedirects = configuration.maxRedirects
             loaderConfiguration.maxBodyBytes = configuration.maxBodyBytes
+            loaderConfiguration.protocols = configuration.protocols
             loaderConfiguration.proxy = proxyOptions.server
             loaderConfiguration.noProxy = proxyOptions.noproxy
             // `-x ""` with a loader: the environment's proxies are off (a policy's `proxy:` still applies).
@@ -439,6 +453,8 @@ extension CourierCommand {
             }
             // A form's Content-Type carries its boundary: it replaces one -H gave, as curl's -F does.
             if let multipart { fields.replaceOrAdd(name: "Content-Type", value: multipart.contentType) }
+            // -r: curl's byte ranges, sent as given (over a -H Range).
+            if let range = rangeOption.fieldValue { fields.replaceOrAdd(name: "Range", value: range) }
             // -I sends HEAD (unless -X names another method, as in curl) and prints the head; 0 is no limit.
             let standard: HTTPMethod = headOnly ? .head : body == nil && multipart == nil ? .get : .post
             return FetchRequestTemplate(

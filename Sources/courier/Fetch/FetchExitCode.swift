@@ -38,6 +38,7 @@ enum FetchExitCode {
         case .cancelled, .shutdown: return 42  // CURLE_ABORTED_BY_CALLBACK
         case .authorisation: return 67  // CURLE_LOGIN_DENIED: the authoriser could not get credentials (--policy)
         case .policy: return 2
+        case .protocolPlugin: return 37  // CURLE_FILE_COULDNT_READ_FILE: a file: or data: URL could not be read
         case .offline: return offline
         case .coordination: return coordination
         default: return 1

@@ -31,13 +31,13 @@ struct FetchRunner {
                 let destination = destinations[index]
                 nextToStart += 1
                 group.addTask {
-                    guard let url = HTTPURL(text) ?? UnixSocketURL.parse(text)?.url else {
-                        let error = CourierError(.policy, "not an absolute http or https URL", url: text)
+                    guard let url = FetchURL.parse(text) else {
+                        let error = CourierError(.policy, "not an absolute http or https URL, nor a data: or file: URL", url: text)
                         return (
                             index,
                             FetchOutcome(
                                 report: FetchReport(url: text, error: error), exitStatus: FetchExitCode.usage, end: .failed,
-                                messages: ["courier fetch: '\(text)' is not an absolute http or https URL"]
+                                messages: ["courier fetch: '\(text)' is not an absolute http or https URL, nor a data: or file: URL"]
                             )
                         )
                     }

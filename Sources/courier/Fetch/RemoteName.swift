@@ -6,7 +6,7 @@ internal import CourierCore
 enum RemoteName {
     static func fileName(_ url: String) throws -> String {
         // A URL that does not parse is left to the fetch, which reports it; '-' keeps it off every file.
-        guard let parsed = HTTPURL(url) else { return "-" }
+        guard let parsed = FetchURL.parse(url), parsed.hasAuthority else { return "-" }
         let name = parsed.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard !name.isEmpty, name != ".", name != ".." else {
             throw CommandFailure(

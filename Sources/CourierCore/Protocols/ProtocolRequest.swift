@@ -1,0 +1,17 @@
+/// One request as a ``ProtocolPlugin`` sees it: what the loader would have written on a connection.
+public struct ProtocolRequest: Sendable {
+    public var method: HTTPMethod
+    /// The absolute URL, in a scheme the plugin claims.
+    public var url: HTTPURL
+    /// The header fields the loader and its authoriser set (`User-Agent` included).
+    public var headers: HTTPHeaders
+    /// The request body (empty for none); read it once, chunk by chunk.
+    public var body: ProtocolBody
+
+    public init(method: HTTPMethod = .get, url: HTTPURL, headers: HTTPHeaders = HTTPHeaders(), body: ProtocolBody = .empty) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
