@@ -193,7 +193,7 @@ import Testing
                 digest.update(chunk)
                 chunks += 1
                 received += chunk.count
-            case .retrying: Issue.record("retried")
+            case .retrying, .resuming: Issue.record("retried")
             case .finished: break
             }
         }
