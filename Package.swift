@@ -11,7 +11,7 @@
 //                    pauses and tokens over it: issue 24)
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
-//   tools            courier (executable), Plugins/
+//   tools            courier (executable), courier-policy-lint (the build-time lint plugin's tool), Plugins/
 //   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
 
@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
+        .plugin(name: "LintPoliciesOnBuild", targets: ["LintPoliciesOnBuild"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -178,6 +179,11 @@ let package = Package(
             ),
             dependencies: ["courier"]
         ),
+        // Lint at build time (issue 26): a build-tool plugin that lints a target's policy files on every build, with
+        // a tool of its own that links the policy compiler and the linter only (docs/lint.md: a package using the
+        // plugin builds a fraction of what `courier` needs).
+        .executableTarget(name: "courier-policy-lint", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
+        .plugin(name: "LintPoliciesOnBuild", capability: .buildTool(), dependencies: ["courier-policy-lint"]),
 
         // MARK: - Tests
         // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
@@ -265,7 +271,7 @@ let package = Package(
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
+            dependencies: ["courier", "courier-policy-lint", "CourierCore", "CourierCrypto", "CourierCache", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]
