@@ -10,7 +10,8 @@
 //   coordination     CourierRedis (a Redis client of Courier's own), CourierCoordination (the fleet's shared limits,
 //                    pauses and tokens over it: issue 24)
 //   façade           CourierKit
-//   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
+//   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle),
+//                    CourierOpenAPI (likewise for swift-openapi-runtime)
 //   tools            courier (executable), courier-policy-lint (the build-time lint plugin's tool), Plugins/
 //   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
@@ -36,6 +37,9 @@ let package = Package(
         .library(name: "CourierCache", targets: ["CourierCache", "CourierCore"]),
         // swift-service-lifecycle support, a product of its own so that CourierKit does not depend on it.
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
+        // A swift-openapi-runtime ClientTransport over the data loader, a product of its own so that only its users
+        // depend on swift-openapi-runtime (and swift-http-types).
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
         .plugin(name: "LintPoliciesOnBuild", targets: ["LintPoliciesOnBuild"]),
@@ -47,6 +51,9 @@ let package = Package(
         // 1.7 carries ServiceContextModule and InMemoryTracing itself.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only the CourierOpenAPI product uses these two.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation` (DocC catalogs in Sources/*/*.docc); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -140,6 +147,16 @@ let package = Package(
             name: "CourierServiceLifecycle",
             dependencies: [
                 "CourierKit", "CourierTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // Generated clients (issue 26): swift-openapi-generator's clients send through a DataLoader (docs/openapi.md).
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "CourierKit", "CourierCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
 
@@ -251,6 +268,14 @@ let package = Package(
                 "CourierTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "CourierOpenAPI", "CourierKit", "CourierCore", "CourierTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The Redis client: the pure parts on their own, the rest against a real redis-server (.ci/run installs it).
