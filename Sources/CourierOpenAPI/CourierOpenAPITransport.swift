@@ -90,10 +90,14 @@ public struct CourierOpenAPITransport: ClientTransport {
         return url
     }
 
-    /// The request's header fields in Courier's list, in order, repeated names kept.
+    /// The request's header fields in Courier's list, in order, repeated names kept, except the framing fields:
+    /// the runtime sets `Content-Length` for a body of known length, and Courier's encoder writes `Content-Length`
+    /// or `Transfer-Encoding` itself from the body it sends (and refuses a request that sets them).
     static func headers(_ fields: HTTPFields) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        for field in fields { headers.add(name: field.name.rawName, value: field.value) }
+        for field in fields where field.name != .contentLength && field.name != .transferEncoding {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
         return headers
     }
 
