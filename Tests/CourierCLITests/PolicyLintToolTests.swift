@@ -9,17 +9,16 @@ import Testing
 @Suite(.onBlockingThreads) struct PolicyLintToolTests {
     static let tool = CourierProcess.productsDirectory.appending(path: "courier-policy-lint")
 
-    /// A scratch folder for one test's stamp, removed however the test ends.
-    private static func withScratch(_ body: (URL) async throws -> Void) async throws {
+    /// Where one test's stamp goes, in a scratch folder removed however the test ends.
+    private static func withStamp(_ body: (URL) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory.appending(path: "policy-lint-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try await body(scratch)
+        try await body(scratch.appending(path: "CourierPolicyLint.swift"))
     }
 
     @Test func errorsPrintTheLintLinesExitOneAndRemoveTheStamp() async throws {
-        try await Self.withScratch { scratch in
-            let stamp = scratch.appending(path: "CourierPolicyLint.swift")
+        try await Self.withStamp { stamp in
             try Data("// an earlier clean run\n".utf8).write(to: stamp)
             let r = try await CourierProcess.run(["--output", stamp.path, "--", "broken", "warn"], executable: Self.tool)
             #expect(r.status == 1)
@@ -31,8 +30,7 @@ import Testing
     }
 
     @Test func warningsArePrintedAndTheStampIsWritten() async throws {
-        try await Self.withScratch { scratch in
-            let stamp = scratch.appending(path: "CourierPolicyLint.swift")
+        try await Self.withStamp { stamp in
             let file = CourierProcess.fixtures.appending(path: "warn/pinned.yaml").path
             let r = try await CourierProcess.run(["--output", stamp.path, file], executable: Self.tool)
             #expect(r.status == 0)
@@ -44,8 +42,7 @@ import Testing
     }
 
     @Test func cleanPoliciesPrintNothing() async throws {
-        try await Self.withScratch { scratch in
-            let stamp = scratch.appending(path: "CourierPolicyLint.swift")
+        try await Self.withStamp { stamp in
             let r = try await CourierProcess.run(["--output", stamp.path, "clean"], executable: Self.tool)
             #expect(r.status == 0)
             #expect(r.stdout == "")
@@ -58,8 +55,7 @@ import Testing
         let noOutput = try await CourierProcess.run(["clean"], executable: Self.tool)
         #expect(noOutput.status == 2)
         #expect(noOutput.stderr == "error: courier-policy-lint: --output STAMP is required\n")
-        try await Self.withScratch { scratch in
-            let stamp = scratch.appending(path: "CourierPolicyLint.swift")
+        try await Self.withStamp { stamp in
             let missing = try await CourierProcess.run(["--output", stamp.path, "nope.yaml"], executable: Self.tool)
             #expect(missing.status == 2)
             #expect(missing.stdout == "")

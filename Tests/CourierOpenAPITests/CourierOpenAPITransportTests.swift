@@ -33,6 +33,16 @@ import Testing
         return CourierOpenAPITransport(loader: service.makeFactory().makeLoader())
     }
 
+    /// Sends `method path` with `body` to the server at `base`, as a generated client's operation would.
+    static func send(
+        _ transport: CourierOpenAPITransport, _ method: HTTPRequest.Method, _ path: String, body: HTTPBody? = nil, to base: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        try await transport.send(
+            HTTPRequest(method: method, scheme: nil, authority: nil, path: path), body: body, baseURL: URL(string: base)!,
+            operationID: "operation"
+        )
+    }
+
     static func collect(_ body: HTTPBody?) async throws -> String {
         guard let body else { return "<none>" }
         return try await String(collecting: body, upTo: 1 << 24)
@@ -84,10 +94,7 @@ import Testing
         }
         let upload = HTTPBody(stream, length: .unknown)
         #expect(upload.iterationBehavior == .single)
-        let (response, body) = try await transport.send(
-            HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/blobs/1"), body: upload,
-            baseURL: URL(string: server.url(""))!, operationID: "putBlob"
-        )
+        let (response, body) = try await Self.send(transport, .put, "/blobs/1", body: upload, to: server.url(""))
         // The route retries PUT on 503, but a body the runtime can read once cannot be sent again: one attempt.
         #expect(response.status.code == 503)
         #expect(try await Self.collect(body) == "got 500000")
@@ -103,10 +110,7 @@ import Testing
         }
         defer { server.stop() }
         let transport = try Self.transport()
-        let (response, body) = try await transport.send(
-            HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/notes/1"), body: HTTPBody("edited"),
-            baseURL: URL(string: server.url(""))!, operationID: "updateNote"
-        )
+        let (response, body) = try await Self.send(transport, .put, "/notes/1", body: HTTPBody("edited"), to: server.url(""))
         #expect(response.status.code == 200)
         #expect(try await Self.collect(body) == #"{"ok":true}"#)
         #expect(server.requests.map(\.requestLine) == ["PUT /notes/1 HTTP/1.1", "PUT /notes/1 HTTP/1.1"])
@@ -117,10 +121,7 @@ import Testing
         let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 503, reason: "Busy", body: "still busy") }
         defer { server.stop() }
         let transport = try Self.transport()
-        let (response, body) = try await transport.send(
-            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/status"), body: nil,
-            baseURL: URL(string: server.url(""))!, operationID: "getStatus"
-        )
+        let (response, body) = try await Self.send(transport, .get, "/status", to: server.url(""))
         #expect(response.status.code == 503)
         #expect(try await Self.collect(body) == "still busy")
         #expect(server.requests.count == 3)
@@ -131,10 +132,7 @@ import Testing
         let server = try RecordingServer { _, _ in RecordingServer.Reply(body: text) }
         defer { server.stop() }
         let transport = try Self.transport()
-        let (response, body) = try await transport.send(
-            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/big"), body: nil,
-            baseURL: URL(string: server.url(""))!, operationID: "getBig"
-        )
+        let (response, body) = try await Self.send(transport, .get, "/big", to: server.url(""))
         let received = try #require(body)
         #expect(response.status.code == 200)
         #expect(received.length == .known(Int64(text.utf8.count)))
@@ -152,10 +150,7 @@ import Testing
         let server = try RecordingServer { _, _ in RecordingServer.Reply(headers: [("X-Size", "12")], body: "") }
         defer { server.stop() }
         let transport = try Self.transport()
-        let (response, body) = try await transport.send(
-            HTTPRequest(method: .head, scheme: nil, authority: nil, path: "/notes"), body: nil,
-            baseURL: URL(string: server.url(""))!, operationID: "headNotes"
-        )
+        let (response, body) = try await Self.send(transport, .head, "/notes", to: server.url(""))
         #expect(response.status.code == 200)
         #expect(response.headerFields[HTTPField.Name("X-Size")!] == "12")
         #expect(body == nil)
@@ -203,10 +198,7 @@ import Testing
         }
         defer { server.stop() }
         let transport = try Self.transport()
-        let (response, body) = try await transport.send(
-            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/file"), body: nil,
-            baseURL: URL(string: server.url(""))!, operationID: "getFile"
-        )
+        let (response, body) = try await Self.send(transport, .get, "/file", to: server.url(""))
         #expect(response.status.code == 200)
         var received: [UInt8] = []
         do {
