@@ -73,21 +73,26 @@ public struct CourierOpenAPITransport: ClientTransport {
     }
 
     /// The absolute URL: the server URL's scheme, authority and path, then the request's path and query, as the
-    /// runtime's other transports join them.
+    /// runtime's other transports join them. A server URL with credentials in it (`user:password@`) is refused
+    /// here, without repeating it: Courier sends no URL with credentials (an authoriser in the policy sends them),
+    /// and the loader's own error for one would quote the URL.
     static func url(of request: HTTPRequest, baseURL: URL) throws(CourierError) -> String {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
+        if var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
             let target = URLComponents(string: request.path ?? "")
-        else {
-            throw CourierError(.policy, "cannot join the server URL '\(baseURL.absoluteString)' and the path of the request")
+        {
+            guard components.percentEncodedUser == nil && components.percentEncodedPassword == nil else {
+                throw CourierError(
+                    .policy, "the client's server URL carries credentials (user:password@), which Courier does not send in a URL; give them to an authoriser in the policy"
+                )
+            }
+            var path = components.percentEncodedPath
+            if path.hasSuffix("/") { path.removeLast() }
+            components.percentEncodedPath = path + target.percentEncodedPath
+            components.percentEncodedQuery = target.percentEncodedQuery
+            if let url = components.string { return url }
         }
-        var path = components.percentEncodedPath
-        if path.hasSuffix("/") { path.removeLast() }
-        components.percentEncodedPath = path + target.percentEncodedPath
-        components.percentEncodedQuery = target.percentEncodedQuery
-        guard let url = components.string else {
-            throw CourierError(.policy, "cannot join the server URL '\(baseURL.absoluteString)' and the path of the request")
-        }
-        return url
+        // Neither URL is quoted: the server URL may carry credentials.
+        throw CourierError(.policy, "cannot join the client's server URL and the operation's path into one URL")
     }
 
     /// The request's header fields in Courier's list, in order, repeated names kept, except the framing fields:

@@ -80,6 +80,30 @@ import Testing
         #expect(received.bodyText == #"{"text":"hello"}"#)
     }
 
+    @Test func aServerURLWithoutAPathTakesTheOperationsPathAsItIs() async throws {
+        let server = try RecordingServer()
+        defer { server.stop() }
+        let transport = try Self.transport()
+        let (response, _) = try await Self.send(transport, .get, "/notes?tag=home", to: server.url(""))
+        #expect(response.status.code == 200)
+        #expect(server.requests.map(\.requestLine) == ["GET /notes?tag=home HTTP/1.1"])
+    }
+
+    @Test func aServerURLWithCredentialsIsRefusedWithoutShowingThem() async throws {
+        let server = try RecordingServer()
+        defer { server.stop() }
+        let transport = try Self.transport()
+        let base = "http://user:s3cr3t-pass@127.0.0.1:\(server.port)/v1"
+        do {
+            _ = try await Self.send(transport, .get, "/notes", to: base)
+            Issue.record("a URL with credentials in it was sent")
+        } catch let error as CourierError {
+            #expect(error.kind == .policy)
+            #expect(!String(describing: error).contains("s3cr3t"))
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func anUploadOfUnknownLengthIsStreamedChunkedAndSentOnce() async throws {
         let server = try RecordingServer { _, request in
             RecordingServer.Reply(status: 503, body: "got \(request.body.count)")
