@@ -10,10 +10,11 @@
 //   coordination     CourierRedis (a Redis client of Courier's own), CourierCoordination (the fleet's shared limits,
 //                    pauses and tokens over it: issue 24)
 //   façade           CourierKit
-//   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle)
+//   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle),
+//                    CourierOpenAPI (likewise for swift-openapi-runtime)
 //   test kit         CourierTesting (its own product: MockServer, on CourierPosix, CourierHTTP1 and CourierTLS; the
 //                    main library does not depend on it)
-//   tools            courier (executable), Plugins/
+//   tools            courier (executable), courier-policy-lint (the build-time lint plugin's tool), Plugins/
 //   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
 
@@ -41,8 +42,12 @@ let package = Package(
         // The test kit (issue 26), a product of its own so that an app's main target never links it; with the
         // vocabulary module, whose types (`HTTPHeaders`, `HTTPMethod`, `TLSPolicy`) its API names.
         .library(name: "CourierTesting", targets: ["CourierTesting", "CourierCore"]),
+        // A swift-openapi-runtime ClientTransport over the data loader, a product of its own so that only its users
+        // depend on swift-openapi-runtime (and swift-http-types).
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .executable(name: "courier", targets: ["courier"]),
         .plugin(name: "LintPolicies", targets: ["LintPolicies"]),
+        .plugin(name: "LintPoliciesOnBuild", targets: ["LintPoliciesOnBuild"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,6 +56,9 @@ let package = Package(
         // 1.7 carries ServiceContextModule and InMemoryTracing itself.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only the CourierOpenAPI product uses these two.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation` (DocC catalogs in Sources/*/*.docc); a plugin, linked into nothing.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -155,6 +163,16 @@ let package = Package(
             dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS", "CCourierOpenSSL"]
         ),
 
+        // Generated clients (issue 26): swift-openapi-generator's clients send through a DataLoader (docs/openapi.md).
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                "CourierKit", "CourierCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+
         // MARK: - Tools
         .executableTarget(
             name: "courier",
@@ -193,6 +211,11 @@ let package = Package(
             ),
             dependencies: ["courier"]
         ),
+        // Lint at build time (issue 26): a build-tool plugin that lints a target's policy files on every build, with
+        // a tool of its own that links the policy compiler and the linter only (docs/lint.md: a package using the
+        // plugin builds a fraction of what `courier` needs).
+        .executableTarget(name: "courier-policy-lint", dependencies: ["CourierCore", "CourierPolicy", "CourierLint"]),
+        .plugin(name: "LintPoliciesOnBuild", capability: .buildTool(), dependencies: ["courier-policy-lint"]),
 
         // MARK: - Tests
         // Loopback peers for the tests: Python's http.server (Tests/Peers) and a scripted raw-socket server.
@@ -262,6 +285,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "CourierOpenAPI", "CourierKit", "CourierCore", "CourierTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The Redis client: the pure parts on their own, the rest against a real redis-server (.ci/run installs it).
         .testTarget(
             name: "CourierRedisTests",
@@ -287,7 +318,7 @@ let package = Package(
         .testTarget(name: "CourierFuzzTests", dependencies: ["CourierFuzz"]),
         .testTarget(
             name: "CourierCLITests",
-            dependencies: ["courier", "CourierCore", "CourierCrypto", "CourierCache", "CourierTesting", "CourierTestSupport"],
+            dependencies: ["courier", "courier-policy-lint", "CourierCore", "CourierCrypto", "CourierCache", "CourierTesting", "CourierTestSupport"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

@@ -41,7 +41,8 @@ struct CourierProcess {
     static let repositoryRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Runs `courier arguments...` in `directory` (default: `Fixtures/`) and waits at most `timeout` seconds.
+    /// Runs `courier arguments...` (or another of the package's executables) in `directory` (default: `Fixtures/`) and
+    /// waits at most `timeout` seconds.
     /// `environment` adds to (or replaces in) this process's environment for the child; `input`, when given, is
     /// the child's standard input (else `/dev/null`).
     ///
@@ -51,7 +52,7 @@ struct CourierProcess {
     /// which other suites' timers depend (a snapshot of a stalled run found both of them in such calls).
     static func run(
         _ arguments: [String], in directory: URL = fixtures, timeout: Double = 30, environment extra: [String: String] = [:],
-        standardInput input: [UInt8]? = nil
+        standardInput input: [UInt8]? = nil, executable: URL = binary
     ) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appending(path: "courier-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -67,7 +68,7 @@ struct CourierProcess {
         }
         environment.merge(extra) { $1 }
         let process = try ChildProcess(
-            binary.path, arguments, environment: environment, directory: directory.path,
+            executable.path, arguments, environment: environment, directory: directory.path,
             stdin: input == nil ? .null : .pipe, stdout: .file(outURL.path), stderr: .file(errURL.path)
         )
         if let input {
@@ -87,7 +88,7 @@ struct CourierProcess {
             try await Task.sleep(for: .seconds(timeout))
             if process.isRunning {
                 process.send(SIGTERM)
-                Issue.record("courier \(arguments.joined(separator: " ")) did not finish within \(timeout)s")
+                Issue.record("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout)s")
             }
         }
         // The wait is asynchronous (a thread of the child's own waits for it).
