@@ -59,8 +59,10 @@ final class RequestExecution: Sendable {
     nonisolated(nonsending) func run() async throws(CourierError) -> Response {
         // The first hop's route, looked up once for both the coalescing decision and the load.
         guard let url = HTTPURL(anyScheme: request.url), service.protocols.answers(url) else {
+            // Quoted without its userinfo: `http://user:password@host/` is refused, and its password never printed.
+            let quoted = URLUserinfo.redacted(request.url)
             let error = CourierError(
-                .policy, "'\(request.url)' is not an absolute http or https URL, nor one a protocol plugin answers", url: request.url
+                .policy, "'\(quoted)' is not an absolute http or https URL, nor one a protocol plugin answers", url: quoted
             )
             finish(Counters(), status: nil, firstByte: nil, error: error)
             throw error

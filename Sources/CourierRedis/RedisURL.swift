@@ -35,12 +35,12 @@ package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     ///
     /// - Throws: ``RedisError`` of kind ``RedisError/Kind-swift.enum/configuration`` saying what is wrong.
     package init(_ text: String) throws(RedisError) {
-        func invalid(_ why: String) -> RedisError { RedisError(.configuration, "the URL \(Self.redacted(text)) \(why)", backend: "(none)") }
+        func invalid(_ why: String) -> RedisError { RedisError(.configuration, "the URL \(URLUserinfo.redacted(text)) \(why)", backend: "(none)") }
         if text.contains("?") || text.contains("#") { throw invalid("has a query or fragment, which the client does not read") }
         var username: String?
         var password: String?
         var withoutUserinfo = text
-        if let (authority, at) = Self.userinfoRange(text) {
+        if let (authority, at) = URLUserinfo.range(in: text) {
             let userinfo = text[authority..<at]
             guard let colon = userinfo.firstIndex(of: ":") else { throw invalid("names a user without a password") }
             let user = userinfo[..<colon]
@@ -58,14 +58,6 @@ package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Where the authority of `text` starts, and its last `@` when it has one.
-    private static func userinfoRange(_ text: String) -> (String.Index, String.Index)? {
-        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
-        let authorityStart = text.index(colon, offsetBy: 3)
-        let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
-        guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") else { return nil }
-        return (authorityStart, at)
-    }
-
     /// `host:port`, as errors name the backend (IPv6 in brackets).
     package var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
@@ -73,11 +65,5 @@ package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
         let scheme = usesTLS ? "rediss" : "redis"
         let userinfo = password == nil ? "" : "\(username ?? ""):***@"
         return "\(scheme)://\(userinfo)\(endpoint)/\(database)"
-    }
-
-    /// `text` with anything between `://` and the last `@` of the authority replaced, for error messages.
-    private static func redacted(_ text: String) -> String {
-        guard let (authority, at) = userinfoRange(text) else { return text }
-        return String(text[..<authority]) + "***" + String(text[at...])
     }
 }

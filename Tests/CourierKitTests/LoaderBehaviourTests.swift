@@ -132,6 +132,21 @@ extension Result where Failure == CourierError {
         #expect(server.requests.filter { $0.header("Authorization") == "Bearer t1" }.count == 100)
     }
 
+    /// Userinfo in an http URL is refused (RFC 9110 §4.2.4 deprecates it), and the error quotes the URL without it:
+    /// a password in a URL never reaches a log through the error's message, its URL or its description.
+    @Test func aURLWithAPasswordIsRefusedAndTheErrorNeverQuotesThePassword() async throws {
+        let service = try makeService("version: 1\n")
+        let loader = service.makeFactory().makeLoader()
+        for url in ["http://alice:hunter2@127.0.0.1:9/x", "https://alice:hunter2@example.com?q=1", "http://hunter2@[::1]/"] {
+            let error = await #expect(throws: CourierError.self) { try await loader.load(Request(url: url)) }
+            #expect(error?.kind == .policy)
+            for text in [error?.message, error?.url, error.map { "\($0)" }, error.map { String(reflecting: $0) }] {
+                #expect(text?.contains("hunter2") == false, "\(text ?? "")")
+            }
+            #expect(error?.message.contains("://***@") == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func credentialsNeverGoOverPlainHTTPOrToOtherHosts() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
         let server = try RecordingServer()
