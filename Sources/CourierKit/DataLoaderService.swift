@@ -39,7 +39,9 @@ public final class DataLoaderService: Sendable {
     /// The loads in flight, for a graceful shutdown (``shutdown(gracePeriod:)``).
     let loads = InFlightLoads()
     let environment: [String: String]
-    /// The configuration's wall clock, in seconds (what the cache stage, Retry-After dates and the authorisers read).
+    /// The configuration's clock: every instant the loader reads and every wait it takes.
+    let clock: LoaderClock
+    /// The clock's wall-clock reading, in seconds (what the cache stage, Retry-After dates and the authorisers read).
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
     /// The rate limiter and the retry budgets, under one lock: an attempt's admission asks both at once.
@@ -60,7 +62,7 @@ public final class DataLoaderService: Sendable {
     /// The stored responses being revalidated in the background (`stale-while-revalidate`), by record key: one
     /// revalidation each, however many loads find them stale meanwhile.
     private let backgroundRevalidations = Mutex<Set<String>>([])
-    private let origin = Deadline.now()
+    private let origin: Deadline
     private let instruments: LoaderInstruments
     /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
     /// trace of each load that would have used it).
@@ -97,8 +99,10 @@ public final class DataLoaderService: Sendable {
         self.maxBodyBytes = max(0, configuration.maxBodyBytes)
         self.fallbackCooldown = configuration.fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: configuration.fallbackCooldown))
-        let clock = configuration.wallClock
-        self.wallClock = { clock.seconds }
+        let clock = configuration.clock
+        self.clock = clock
+        self.origin = clock.now()
+        self.wallClock = { clock.wallSeconds() }
         self.instruments = LoaderInstruments(
             logger: configuration.logger, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer
         )
@@ -113,7 +117,7 @@ public final class DataLoaderService: Sendable {
         self.unclaimedCache = unclaimed
         self.httpCache = configuration.cacheDirectory.map { directory in
             let caps = graph.services.compactMap(\.cache?.maxSize) + [unclaimed?.maxSize].compactMap { $0 }
-            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +), clock: clock)
+            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +), clock: clock.wall)
         }
     }
 
@@ -221,7 +225,7 @@ public final class DataLoaderService: Sendable {
         let number = requestCount.add(1, ordering: .relaxed).newValue
         let observers = tracerCount.load(ordering: .acquiring) == 0 ? [] : tracers.withLock { $0 }
         return LoaderTracer(
-            request: number, url: request.url, observers: observers,
+            request: number, url: request.url, observers: observers, clock: clock,
             instrumentation: instruments.begin(request: number, url: request.url, method: request.method, logger: request.logger)
         )
     }

@@ -18,7 +18,7 @@ extension LoadHop {
             fleet.note(available: true)
             // From when the answer came: Redis reserved the slot between the request and the reply, so this is
             // never early.
-            let at = Deadline.now() + wait
+            let at = service.clock.now() + wait
             if wait > .zero { execution.trace(machine.attempt, .coordination(.fleetWait(key: key, wait: wait))) }
             return max(local, at)
         case .unavailable(let error):
@@ -45,7 +45,7 @@ extension LoadHop {
     @inline(never)
     nonisolated(nonsending) func shareFleetPause(_ fleet: FleetLink, limit: RateLimit, until: Deadline) async {
         let key = route.endpointKey
-        let duration = until - Deadline.now()
+        let duration = until - service.clock.now()
         guard duration > .zero else { return }
         switch await fleet.pause(key, limit: limit, for: duration) {
         case .success:
