@@ -84,31 +84,61 @@ public struct LoadReport: Hashable, Sendable {
         }
     }
 
-    /// The attempts before the last, and the last: a load of one attempt (nearly all of them) keeps it inline, so
-    /// its report allocates nothing.
-    private var earlier: [Attempt] = []
-    private var last: Attempt?
+    /// What the report holds besides its last attempt, in order: one array, empty (no allocation, one reference to
+    /// copy) for a load of one attempt and no wait, nearly all of them.
+    private enum Entry: Hashable, Sendable {
+        case attempt(Attempt)
+        case wait(Wait)
+        case refresh(Refresh)
+    }
 
-    /// The waits, in the order they were taken.
-    public var waits: [Wait] = []
-    /// The authoriser's refreshes, in order.
-    public var refreshes: [Refresh] = []
+    private var entries: [Entry] = []
+    /// The last attempt, inline.
+    private var last: Attempt?
 
     /// An empty report (no attempts, waits or refreshes).
     public init() {}
 
     /// A report of these attempts, waits and refreshes.
     public init(attempts: [Attempt], waits: [Wait] = [], refreshes: [Refresh] = []) {
-        self.earlier = Array(attempts.dropLast())
+        self.entries = attempts.dropLast().map(Entry.attempt) + waits.map(Entry.wait) + refreshes.map(Entry.refresh)
         self.last = attempts.last
-        self.waits = waits
-        self.refreshes = refreshes
     }
 
     /// The attempts, in order, over every hop of the load.
     public var attempts: [Attempt] {
+        let earlier = entries.compactMap { entry -> Attempt? in
+            if case .attempt(let attempt) = entry { return attempt }
+            return nil
+        }
         guard let last else { return earlier }
         return earlier + [last]
+    }
+
+    /// The waits, in the order they were taken.
+    public var waits: [Wait] {
+        entries.compactMap { entry -> Wait? in
+            if case .wait(let wait) = entry { return wait }
+            return nil
+        }
+    }
+
+    /// The authoriser's refreshes, in order.
+    public var refreshes: [Refresh] {
+        entries.compactMap { entry -> Refresh? in
+            if case .refresh(let refresh) = entry { return refresh }
+            return nil
+        }
+    }
+
+    public static func == (lhs: LoadReport, rhs: LoadReport) -> Bool {
+        lhs.attempts == rhs.attempts && lhs.waits == rhs.waits && lhs.refreshes == rhs.refreshes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(attempts)
+        hasher.combine(waits)
+        hasher.combine(refreshes)
     }
 
     /// The total of the waits of each cause, for a test that checks sums rather than each wait.
@@ -134,15 +164,15 @@ public struct LoadReport: Hashable, Sendable {
     }
 
     mutating func waited(_ wait: Wait) {
-        waits.append(wait)
+        entries.append(.wait(wait))
     }
 
     mutating func refreshed(_ authoriser: String, role: LoaderEvent.RefreshRole) {
-        refreshes.append(Refresh(authoriser: authoriser, role: role))
+        entries.append(.refresh(Refresh(authoriser: authoriser, role: role)))
     }
 
     private mutating func append(_ attempt: Attempt) {
-        if let last { earlier.append(last) }
+        if let last { entries.append(.attempt(last)) }
         last = attempt
     }
 }
