@@ -4,42 +4,16 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// `LoadReport`: what a load did, read from its response or its error, in the policy's words.
+/// `LoadReport`: what a load did, read from its response or its error, in the policy's words (a 401's refresh:
+/// `LoaderBehaviourTests.a401RefreshesOnceAndRetries`; waits: `LoaderManualClockTests`).
 @Suite(.timeLimit(.minutes(1))) struct LoadReportTests {
-    @Test func a401RefreshIsReportedWithTheAttemptsAroundIt() async throws {
-        let name = "report-\(UUID().uuidString.prefix(8))"
-        let server = try RecordingServer { _, request in
-            request.header("Authorization") == "Bearer t1" ? RecordingServer.Reply(status: 200) : RecordingServer.Reply(status: 401)
-        }
-        let service = try makeService("""
-            version: 1
-            authorisers:
-              \(name): { plugin: test-token, allow-plain-http: true }
-            services:
-              api: { hosts: [127.0.0.1], authoriser: \(name), retry: { max-attempts: 1 } }
-            """)
-        let response = try await service.makeFactory().makeLoader().load(Request(url: server.url("/me")))
-        #expect(response.report.attempts == [.init(number: 1, outcome: .status(401)), .init(number: 2, outcome: .status(200))])
-        #expect(response.report.refreshes == [.init(authoriser: name, role: .started)])
-        #expect(response.report.waits.isEmpty)
-    }
-
     @Test func attemptsThatFailWithoutAResponseAreInTheErrorsReport() async throws {
         let closed = try ClosedPort()
-        let clock = ManualClock()
-        let service = DataLoaderService(
-            graph: try compile("""
-                version: 1
-                services:
-                  api:
-                    hosts: [127.0.0.1]
-                    scheme: http
-                    timeouts: { total: 1m }
-                    retry: { max-attempts: 2, on: [connect-error], backoff: { initial: 2s, max: 2s, jitter: none } }
-                """),
-            configuration: .testing { $0.clock = .manual(clock) }
-        )
-        let loader = service.makeFactory().makeLoader()
+        let (loader, clock) = try makeClockedLoader("""
+            version: 1
+            services:
+              api: { hosts: [127.0.0.1], scheme: http, retry: { max-attempts: 2, on: [connect-error], backoff: { initial: 2s, jitter: none } } }
+            """)
         let loaded = Task { try await loader.load(Request(url: "http://127.0.0.1:\(closed.port)/x")) }
         try await clock.waitForSleepers(1)
         clock.advance(by: .seconds(2))

@@ -4,6 +4,22 @@ import CourierTestSupport
 import Foundation
 import Testing
 
+/// A loader of a service with `yaml`'s policy on a new manual clock (and `change`'s configuration), for the tests
+/// that advance the clock.
+func makeClockedLoader(
+    _ yaml: String, _ change: (inout DataLoaderService.Configuration) -> Void = { _ in }
+) throws -> (DataLoader, ManualClock) {
+    let clock = ManualClock()
+    let service = DataLoaderService(
+        graph: try compile(yaml),
+        configuration: .testing {
+            $0.clock = .manual(clock)
+            change(&$0)
+        }
+    )
+    return (service.makeFactory().makeLoader(), clock)
+}
+
 /// The loader on a `ManualClock`, against real loopback servers: every wait a policy makes it take (back-off,
 /// Retry-After, rate limit, authoriser timeout, token expiry) happens on the clock the test advances, none in real
 /// time, and the load's `LoadReport` says which waits it took and how each attempt ended.
@@ -11,22 +27,9 @@ import Testing
 /// The real-time bounds below are not speed checks: each is far under the virtual time the test advances through,
 /// so it fails only if the loader waited for real.
 @Suite(.timeLimit(.minutes(1))) struct LoaderManualClockTests {
-    private static func service(_ yaml: String, clock: ManualClock, _ change: (inout DataLoaderService.Configuration) -> Void = { _ in })
-        throws -> DataLoaderService
-    {
-        DataLoaderService(
-            graph: try compile(yaml),
-            configuration: .testing {
-                $0.clock = .manual(clock)
-                change(&$0)
-            }
-        )
-    }
-
     @Test func aThirtySecondBackOffOverThreeAttemptsTakesNoRealTime() async throws {
         let server = try RecordingServer { index, _ in index < 2 ? .init(status: 503, body: "busy") : .init(body: "ok") }
-        let clock = ManualClock()
-        let service = try Self.service(
+        let (loader, clock) = try makeClockedLoader(
             """
             version: 1
             services:
@@ -35,9 +38,8 @@ import Testing
                 scheme: http
                 timeouts: { total: 5m }
                 retry: { max-attempts: 3, on: [503], backoff: { initial: 30s, max: 30s, multiplier: 1, jitter: none } }
-            """, clock: clock
+            """
         )
-        let loader = service.makeFactory().makeLoader()
         let started = ContinuousClock.now
         async let loaded = loader.load(Request(url: server.url("/busy")))
         for _ in 0..<2 {
@@ -59,8 +61,7 @@ import Testing
         let server = try RecordingServer { index, _ in
             index == 0 ? .init(status: 429, headers: [("Retry-After", "120")], body: "slow down") : .init(body: "ok")
         }
-        let clock = ManualClock()
-        let service = try Self.service(
+        let (loader, clock) = try makeClockedLoader(
             """
             version: 1
             services:
@@ -69,9 +70,8 @@ import Testing
                 scheme: http
                 timeouts: { total: 10m }
                 retry: { max-attempts: 2, on: [429], backoff: { initial: 10ms, max: 10ms, jitter: none }, retry-after-cap: 5m }
-            """, clock: clock
+            """
         )
-        let loader = service.makeFactory().makeLoader()
         async let first = loader.load(Request(url: server.url("/api/a")))
         try await clock.waitForSleepers(1)
         // The endpoint key (host and first path segment) is paused: a second load to it waits for the same instant,
@@ -93,8 +93,7 @@ import Testing
 
     @Test func fiveLoadsAtOnePerSecondTakeFourVirtualSeconds() async throws {
         let server = try RecordingServer { _, _ in .init(body: "ok") }
-        let clock = ManualClock()
-        let service = try Self.service(
+        let (loader, clock) = try makeClockedLoader(
             """
             version: 1
             services:
@@ -103,9 +102,8 @@ import Testing
                 scheme: http
                 timeouts: { total: 1m }
                 rate-limit: { requests-per-second: 1, burst: 1 }
-            """, clock: clock
+            """
         )
-        let loader = service.makeFactory().makeLoader()
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Response.self) { group in
             for n in 0..<5 { group.addTask { try await loader.load(Request(url: server.url("/api/n\(n)"))) } }
@@ -132,8 +130,7 @@ import Testing
         // Tokens live 120 s; the plugin refreshes 60 s before expiry (`refresh-before`'s default).
         let tokens = try RotatingTokenServer(expiresIn: 120, delay: .zero)
         let api = try RecordingServer { _, _ in .init(body: "ok") }
-        let clock = ManualClock()
-        let service = try Self.service(
+        let (loader, clock) = try makeClockedLoader(
             """
             version: 1
             authorisers:
@@ -143,9 +140,8 @@ import Testing
                 settings: { token-url: "\(tokens.url())", client-id: app, client-secret: "${env:CS}" }
             services:
               api: { hosts: [127.0.0.1], scheme: http, authoriser: partner, retry: { max-attempts: 1 } }
-            """, clock: clock
+            """
         ) { $0.environment = ["CS": "secret"] }
-        let loader = service.makeFactory().makeLoader()
         _ = try await loader.load(Request(url: api.url("/1")))
         clock.advance(by: .seconds(59))
         _ = try await loader.load(Request(url: api.url("/2")))
@@ -162,8 +158,7 @@ import Testing
 
     @Test func cancellingALoadAsleepOnTheClockEndsItAtOnce() async throws {
         let server = try RecordingServer { _, _ in .init(status: 503, body: "busy") }
-        let clock = ManualClock()
-        let service = try Self.service(
+        let (loader, clock) = try makeClockedLoader(
             """
             version: 1
             services:
@@ -172,9 +167,8 @@ import Testing
                 scheme: http
                 timeouts: { total: 5m }
                 retry: { max-attempts: 3, on: [503], backoff: { initial: 30s, max: 30s, jitter: none } }
-            """, clock: clock
+            """
         )
-        let loader = service.makeFactory().makeLoader()
         // The caller's task cancelled, then the loader's own cancellation (its scope, not the task).
         let byTask = Task { try await loader.load(Request(url: server.url("/task"))) }
         try await clock.waitForSleepers(1)
@@ -197,17 +191,15 @@ import Testing
 
     @Test func anAuthoriserThatNeverAnswersTimesOutWhenTheClockPassesItsTimeout() async throws {
         let server = try RecordingServer { _, _ in .init(body: "ok") }
-        let clock = ManualClock()
-        let service = try Self.service(
+        let (loader, clock) = try makeClockedLoader(
             """
             version: 1
             authorisers:
               stuck: { plugin: test-token, timeout: 20s, allow-plain-http: true, settings: { hang: "yes" } }
             services:
               api: { hosts: [127.0.0.1], scheme: http, authoriser: stuck, timeouts: { total: 5m }, retry: { max-attempts: 1 } }
-            """, clock: clock
+            """
         )
-        let loader = service.makeFactory().makeLoader()
         let loaded = Task { try await loader.load(Request(url: server.url("/a"))) }
         try await clock.waitForSleepers(1, includingTimers: true)
         #expect(clock.sleepers == 0)
