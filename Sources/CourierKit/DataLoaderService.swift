@@ -226,7 +226,9 @@ public final class DataLoaderService: Sendable {
         let observers = tracerCount.load(ordering: .acquiring) == 0 ? [] : tracers.withLock { $0 }
         return LoaderTracer(
             request: number, url: request.url, observers: observers, clock: clock,
-            instrumentation: instruments.begin(request: number, url: request.url, method: request.method, logger: request.logger)
+            instrumentation: instruments.begin(
+                request: number, url: request.url, method: request.method, logger: request.logger, clock: clock
+            )
         )
     }
 

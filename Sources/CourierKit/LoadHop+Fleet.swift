@@ -12,7 +12,10 @@ extension LoadHop {
     @inline(never)
     nonisolated(nonsending) mutating func admitFleet(_ fleet: FleetLink, limit: RateLimit, local: Deadline) async throws(CourierError) -> Deadline {
         let key = route.endpointKey
-        let admission = await fleet.admit(key, limit: limit, maxWait: max(.zero, deadline - arrived), now: arrived)
+        // `now` paces the link's background start (once a second of real time): on a manual clock, the real now.
+        let admission = await fleet.admit(
+            key, limit: limit, maxWait: max(.zero, deadline - arrived), now: service.clock.realDeadline(arrived)
+        )
         switch admission {
         case .go(let wait), .wouldWaitTooLong(let wait):
             fleet.note(available: true)
