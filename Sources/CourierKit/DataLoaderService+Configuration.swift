@@ -43,7 +43,7 @@ extension DataLoaderService {
         public var maxBodyBytes = 64 << 20
         /// Where the loader reads time and waits, the one clock of everything it times: rate limits, back-offs,
         /// Retry-After pauses (and dates), fleet waits, deadlines, authoriser timeouts, fallback cool-downs, and,
-        /// through its wall clock (``LoaderClock/wall``), the cache's record times and freshness and the authorisers'
+        /// through its wall clock (`LoaderClock.wall`), the cache's record times and freshness and the authorisers'
         /// token expiry (`AuthoriserContext.clock`). The system's clocks by default; a test passes
         /// `.manual(ManualClock())` and advances it instead of waiting (what it does not control: docs/loader.md).
         public var clock: LoaderClock = .system

@@ -2,7 +2,7 @@ public import CourierCore
 
 /// What one load did, in the policy's words: the attempts it made and how each ended, the waits it took and why,
 /// and its authoriser's refreshes. A ``Response`` carries it (``Response/report``), and so does the error of a
-/// load that failed without one (``CourierError/report``), so a test reads what the policy made the loader do:
+/// load that failed without one (`CourierError.report`), so a test reads what the policy made the loader do:
 ///
 /// ```swift
 /// #expect(response.report.attempts.map(\.outcome) == [.status(503), .status(200)])
@@ -177,7 +177,7 @@ public struct LoadReport: Hashable, Sendable {
     }
 }
 
-/// A ``LoadReport`` attached to a failure (``CourierError/report``).
+/// A ``LoadReport`` attached to a failure (`CourierError.report`).
 final class LoadReportBox: Sendable {
     let report: LoadReport
 
