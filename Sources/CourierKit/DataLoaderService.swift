@@ -41,6 +41,10 @@ public final class DataLoaderService: Sendable {
     let environment: [String: String]
     /// The configuration's clock: every instant the loader reads and every wait it takes.
     let clock: LoaderClock
+    /// Whether ``clock`` is the system's: then ``now()`` reads the monotonic clock without copying the clock (a copy
+    /// of an enum with a class payload is a retain and a release, even of its empty case; a load reads the time
+    /// about six times).
+    private let onSystemClock: Bool
     /// The clock's wall-clock reading, in seconds (what the cache stage, Retry-After dates and the authorisers read).
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
@@ -101,6 +105,7 @@ public final class DataLoaderService: Sendable {
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: configuration.fallbackCooldown))
         let clock = configuration.clock
         self.clock = clock
+        self.onSystemClock = clock.manualClock == nil
         self.origin = clock.now()
         self.wallClock = { clock.wallSeconds() }
         self.instruments = LoaderInstruments(
@@ -202,6 +207,18 @@ public final class DataLoaderService: Sendable {
     /// Whether any cache rules apply to `route` (``cachePolicy(for:)`` is not nil), without copying them.
     func caches(_ route: Route) -> Bool {
         route.serviceName == nil ? unclaimedCache != nil : route.hasCachePolicy
+    }
+
+    /// The time on the service's clock.
+    @inline(__always)
+    func now() -> Deadline {
+        onSystemClock ? Deadline.now() : clock.now()
+    }
+
+    /// `deadline` (on the service's clock) for the transport, in real time (``LoaderClock`` `realDeadline(_:)`).
+    @inline(__always)
+    func realDeadline(_ deadline: Deadline) -> Deadline {
+        onSystemClock ? deadline : clock.realDeadline(deadline)
     }
 
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).

@@ -14,14 +14,14 @@ extension LoadHop {
         let key = route.endpointKey
         // `now` paces the link's background start (once a second of real time): on a manual clock, the real now.
         let admission = await fleet.admit(
-            key, limit: limit, maxWait: max(.zero, deadline - arrived), now: service.clock.realDeadline(arrived)
+            key, limit: limit, maxWait: max(.zero, deadline - arrived), now: service.realDeadline(arrived)
         )
         switch admission {
         case .go(let wait), .wouldWaitTooLong(let wait):
             fleet.note(available: true)
             // From when the answer came: Redis reserved the slot between the request and the reply, so this is
             // never early.
-            let at = service.clock.now() + wait
+            let at = service.now() + wait
             if wait > .zero { execution.trace(machine.attempt, .coordination(.fleetWait(key: key, wait: wait))) }
             return max(local, at)
         case .unavailable(let error):
@@ -48,7 +48,7 @@ extension LoadHop {
     @inline(never)
     nonisolated(nonsending) func shareFleetPause(_ fleet: FleetLink, limit: RateLimit, until: Deadline) async {
         let key = route.endpointKey
-        let duration = until - service.clock.now()
+        let duration = until - service.now()
         guard duration > .zero else { return }
         switch await fleet.pause(key, limit: limit, for: duration) {
         case .success:

@@ -179,7 +179,7 @@ struct LoadHop: ~Copyable {
                 return .answer(answerUnsatisfiable())
 
             case .admit:
-                arrived = service.clock.now()
+                arrived = service.now()
                 // The first attempt counts the request in its service's retry budget (a cache hit or an offline
                 // answer sends nothing and earns no retries).
                 let counting = countedInBudget ? nil : budget
@@ -240,7 +240,7 @@ struct LoadHop: ~Copyable {
                 actions += machine.refreshed()
 
             case .proposeRetry:
-                let now = service.clock.now()
+                let now = service.now()
                 actions += machine.budget(
                     granted: service.tryRetry(service: serviceName, budget: budget, now: now), now: now
                 )
@@ -319,7 +319,7 @@ struct LoadHop: ~Copyable {
     nonisolated(nonsending) private mutating func waitForRateLimit(until: Deadline) async throws(CourierError) {
         execution.trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
         try await RequestExecution.sleep(until: until, on: service.clock, url: requestURL)
-        timeline.rateLimitWait += service.clock.now() - arrived
+        timeline.rateLimitWait += service.now() - arrived
     }
 
     /// Tells a stream's consumer, then waits out the back-off.
@@ -328,9 +328,9 @@ struct LoadHop: ~Copyable {
         // The back-off as decided, not what is left of it once the trace runs.
         execution.trace(machine.attempt, .retrying(reason: reason, delay: until - decidedAt))
         try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason)
-        let before = service.clock.now()
+        let before = service.now()
         try await RequestExecution.sleep(until: until, on: service.clock, url: requestURL)
-        timeline.backoffWait += service.clock.now() - before
+        timeline.backoffWait += service.now() - before
     }
 
     /// Reads and drops a response that is not the answer; its final figures.
@@ -340,7 +340,7 @@ struct LoadHop: ~Copyable {
     }
 
     private mutating func decided() -> Deadline {
-        decidedAt = service.clock.now()
+        decidedAt = service.now()
         return decidedAt
     }
 
@@ -367,7 +367,7 @@ struct LoadHop: ~Copyable {
         let slot: AuthoriserSlot
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
         authoriser = slot
-        let started = service.clock.now()
+        let started = service.now()
         execution.trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
@@ -386,7 +386,7 @@ struct LoadHop: ~Copyable {
             made = try await slot.authorise(unauthorised, deadline: deadline)
         }
         authorised = made
-        timeline.authoriserWait += service.clock.now() - started
+        timeline.authoriserWait += service.now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
             throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: requestURL)
         }
@@ -397,7 +397,7 @@ struct LoadHop: ~Copyable {
     @inline(never)
     nonisolated(nonsending) private mutating func refreshCredentials() async throws(CourierError) -> LoadReport.Refresh? {
         guard let authoriser, let authorised else { return nil }
-        let started = service.clock.now()
+        let started = service.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
         let execution = self.execution
         let (seen, deadline) = (seenEpoch, self.deadline)
@@ -413,7 +413,7 @@ struct LoadHop: ~Copyable {
         } else {
             role = try await refresh()
         }
-        timeline.authoriserWait += service.clock.now() - started
+        timeline.authoriserWait += service.now() - started
         return LoadReport.Refresh(authoriser: name, role: role)
     }
 
@@ -428,7 +428,7 @@ struct LoadHop: ~Copyable {
         if stage != nil { (sentHeaders, sentAt) = (sendHeaders, service.wallClock()) }
         let service = self.service
         let selection = FallbackSelection(host: url.host, port: url.port, fallbacks: route.fallbacks) {
-            service.isCoolingDown($0, now: service.clock.now())
+            service.isCoolingDown($0, now: service.now())
         }
         for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
         // The proxy (the request's, explicit, the route's policy, the environment); a fallback host is the origin its
@@ -444,7 +444,7 @@ struct LoadHop: ~Copyable {
         // The selection always holds at least the URL's own host; `last` is set before the loop can end.
         var last: CourierError?
         for target in selection.candidates {
-            guard service.clock.now() < deadline else {
+            guard service.now() < deadline else {
                 return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
             }
             tried.append(target.label)
@@ -458,7 +458,7 @@ struct LoadHop: ~Copyable {
             do {
                 // The load's one deadline, as it was made when the load started: the transport takes it unchanged
                 // (on a manual clock, what is left of it, in real time: a socket's timeouts cannot be advanced).
-                let exchange = try await service.client.exchange(outgoing, deadline: service.clock.realDeadline(deadline))
+                let exchange = try await service.client.exchange(outgoing, deadline: service.realDeadline(deadline))
                 service.markWorking(target.label)
                 if stage != nil { answeredAt = service.wallClock() }
                 return .success(LoadAnswer(exchange))
@@ -466,7 +466,7 @@ struct LoadHop: ~Copyable {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
                 execution.trace(attempt, .unreachable(target: target.label, error: error))
-                service.markFailed(target.label, now: service.clock.now())
+                service.markFailed(target.label, now: service.now())
             }
         }
         return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))
@@ -514,7 +514,7 @@ struct LoadHop: ~Copyable {
 
     /// The answer from the network, read (its body, unless a stream's consumer has it).
     private mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
-        timeline.doneAt = service.clock.now()
+        timeline.doneAt = service.now()
         var response = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,

@@ -214,7 +214,7 @@ final class RequestExecution: Sendable {
     /// `request` is the hop's (a redirect's target is stored under its own URL).
     func revalidateInBackground(_ request: Request, recordKey: String) {
         guard service.beginBackgroundRevalidation(recordKey) else { return }
-        let background = RequestExecution(factory: factory, request: request, queued: service.clock.now(), events: nil, revalidation: true)
+        let background = RequestExecution(factory: factory, request: request, queued: service.now(), events: nil, revalidation: true)
         let service = self.service
         // It outlives this load: not ended by this load's cancellation.
         Task {
