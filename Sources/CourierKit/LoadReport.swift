@@ -43,7 +43,8 @@ public struct LoadReport: Hashable, Sendable {
         }
     }
 
-    /// A wait the load took before an attempt, by cause, with the length the loader decided on.
+    /// A wait the load took before an attempt, by cause, with the length the loader decided on (a wait that a
+    /// cancellation cut short is reported as decided: the error's report says what the load was waiting for).
     public enum Wait: Hashable, Sendable, CustomStringConvertible {
         /// The endpoint key's rate limit, or a Retry-After pause of the key that another load's response set.
         case rateLimit(Duration)
