@@ -13,6 +13,8 @@ final class AuthoriserSlot: Sendable {
     let name: String
     /// How long one call into the plugin may take.
     let timeout: Duration
+    /// The service's clock, which times the calls.
+    let clock: LoaderClock
 
     private struct State {
         /// Successful refreshes so far.
@@ -22,10 +24,11 @@ final class AuthoriserSlot: Sendable {
 
     private let state = Mutex(State())
 
-    init(authoriser: any Authoriser, instance: AuthoriserInstance) {
+    init(authoriser: any Authoriser, instance: AuthoriserInstance, clock: LoaderClock) {
         self.authoriser = authoriser
         self.name = instance.name
         self.timeout = instance.timeout
+        self.clock = clock
     }
 
     /// Successful refreshes so far; a request notes it before it is authorised.
@@ -80,7 +83,7 @@ final class AuthoriserSlot: Sendable {
     nonisolated(nonsending) func refresh(
         after refused: AuthorisationRequest, seen: Int, deadline: Deadline,
         announce: (LoaderEvent.RefreshRole) async throws(CourierError) -> Void
-    ) async throws(CourierError) {
+    ) async throws(CourierError) -> LoaderEvent.RefreshRole {
         let (authoriser, name, url) = (self.authoriser, self.name, refused.url.description)
         _ = try await race(deadline: deadline, url: url, what: "authoriser '\(name)' did not take the refused credentials back") {
             () async throws(CourierError) -> Bool in
@@ -89,12 +92,13 @@ final class AuthoriserSlot: Sendable {
         }
         let (role, refresh) = beginRefresh(after: seen, url: url)
         try await announce(role)
-        guard let refresh else { return }
+        guard let refresh else { return role }
         _ = try await race(deadline: deadline, url: url, what: "authoriser '\(name)' did not refresh") {
             () async throws(CourierError) -> Bool in
             try await refresh.value.get()
             return true
         }
+        return role
     }
 
     /// Runs `operation` outside the load's scope; the caller resumes with its result, at the plugin's timeout (or
@@ -103,10 +107,11 @@ final class AuthoriserSlot: Sendable {
         deadline: Deadline, url: String, what: String,
         _ operation: @escaping @Sendable () async throws(CourierError) -> T
     ) async throws(CourierError) -> T {
-        let timeout = min(self.timeout, deadline - .now())
+        let clock = self.clock
+        let timeout = min(self.timeout, deadline - clock.now())
         return try await DeadlineRace.run(
             timeout: timeout, timedOut: CourierError(.timeout, "\(what) within \(DurationFormat.format(timeout))", url: url), url: url,
-            operation
+            clock: clock, operation
         )
     }
 

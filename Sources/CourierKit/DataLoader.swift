@@ -84,7 +84,7 @@ public final class DataLoader: Sendable {
     public var activeRequests: Int { tracker.count }
 
     private func execution(_ request: Request, events: LoadChannel? = nil) -> RequestExecution {
-        RequestExecution(factory: factory, request: request, queued: .now(), events: events)
+        RequestExecution(factory: factory, request: request, queued: factory.service.now(), events: events)
     }
 
     /// Turns a request's events into delegate callbacks, ending with exactly one terminal callback.

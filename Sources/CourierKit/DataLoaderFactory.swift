@@ -80,7 +80,8 @@ public final class DataLoaderFactory: Sendable {
             }
             do {
                 let slot = AuthoriserSlot(
-                    authoriser: try service.registry.makeAuthoriser(for: instance, context: context), instance: instance
+                    authoriser: try service.registry.makeAuthoriser(for: instance, context: context), instance: instance,
+                    clock: service.clock
                 )
                 table[instance] = slot
                 return .success(slot)

@@ -41,10 +41,12 @@ extension DataLoaderService {
         /// The largest body a load reads whole (``DataLoader/load(_:)``, and delegates that do not take chunks);
         /// larger fails with `body-too-large`.
         public var maxBodyBytes = 64 << 20
-        /// Where wall-clock time comes from: the cache's record times and freshness, Retry-After dates, the
-        /// authorisers' token expiry (`AuthoriserContext.clock`). `CLOCK_REALTIME` by default; a test can move
-        /// it.
-        public var wallClock: WallClock = .system
+        /// Where the loader reads time and waits, the one clock of everything it times: rate limits, back-offs,
+        /// Retry-After pauses (and dates), fleet waits, deadlines, authoriser timeouts, fallback cool-downs, and,
+        /// through its wall clock (`LoaderClock.wall`), the cache's record times and freshness and the authorisers'
+        /// token expiry (`AuthoriserContext.clock`). The system's clocks by default; a test passes
+        /// `.manual(ManualClock())` and advances it instead of waiting (what it does not control: docs/loader.md).
+        public var clock: LoaderClock = .system
         /// Where the loader's decisions go (`debug`) and its progress (`trace`), unless a request has its own
         /// ``Request/logger``; also the background logger of the client the service makes. Nowhere by default.
         public var logger: Logger = HTTPClient.loggingDisabled

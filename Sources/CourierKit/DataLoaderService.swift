@@ -41,7 +41,13 @@ public final class DataLoaderService: Sendable {
     /// The loads in flight, for a graceful shutdown (``shutdown(gracePeriod:)``).
     let loads = InFlightLoads()
     let environment: [String: String]
-    /// The configuration's wall clock, in seconds (what the cache stage, Retry-After dates and the authorisers read).
+    /// The configuration's clock: every instant the loader reads and every wait it takes.
+    let clock: LoaderClock
+    /// Whether ``clock`` is the system's: then ``now()`` reads the monotonic clock without copying the clock (a copy
+    /// of an enum with a class payload is a retain and a release, even of its empty case; a load reads the time
+    /// about six times).
+    private let onSystemClock: Bool
+    /// The clock's wall-clock reading, in seconds (what the cache stage, Retry-After dates and the authorisers read).
     let wallClock: @Sendable () -> Double
     private let current: Mutex<PolicyGraph>
     /// The rate limiter and the retry budgets, under one lock: an attempt's admission asks both at once.
@@ -62,7 +68,7 @@ public final class DataLoaderService: Sendable {
     /// The stored responses being revalidated in the background (`stale-while-revalidate`), by record key: one
     /// revalidation each, however many loads find them stale meanwhile.
     private let backgroundRevalidations = Mutex<Set<String>>([])
-    private let origin = Deadline.now()
+    private let origin: Deadline
     private let instruments: LoaderInstruments
     /// The HTTP cache (nil: none was asked for; a failure: the directory could not be opened, reported in the
     /// trace of each load that would have used it).
@@ -100,8 +106,11 @@ public final class DataLoaderService: Sendable {
         self.maxBodyBytes = max(0, configuration.maxBodyBytes)
         self.fallbackCooldown = configuration.fallbackCooldown
         self.cooldowns = Mutex(FallbackCooldownTable(cooldown: configuration.fallbackCooldown))
-        let clock = configuration.wallClock
-        self.wallClock = { clock.seconds }
+        let clock = configuration.clock
+        self.clock = clock
+        self.onSystemClock = clock.manualClock == nil
+        self.origin = clock.now()
+        self.wallClock = { clock.wallSeconds() }
         self.instruments = LoaderInstruments(
             logger: configuration.logger, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer
         )
@@ -116,7 +125,7 @@ public final class DataLoaderService: Sendable {
         self.unclaimedCache = unclaimed
         self.httpCache = configuration.cacheDirectory.map { directory in
             let caps = graph.services.compactMap(\.cache?.maxSize) + [unclaimed?.maxSize].compactMap { $0 }
-            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +), clock: clock)
+            return DataLoaderService.openCache(directory, sizeCap: caps.isEmpty ? nil : caps.reduce(0, +), clock: clock.wall)
         }
     }
 
@@ -203,6 +212,18 @@ public final class DataLoaderService: Sendable {
         route.serviceName == nil ? unclaimedCache != nil : route.hasCachePolicy
     }
 
+    /// The time on the service's clock.
+    @inline(__always)
+    func now() -> Deadline {
+        onSystemClock ? Deadline.now() : clock.now()
+    }
+
+    /// `deadline` (on the service's clock) for the transport, in real time (``LoaderClock`` `realDeadline(_:)`).
+    @inline(__always)
+    func realDeadline(_ deadline: Deadline) -> Deadline {
+        onSystemClock ? deadline : clock.realDeadline(deadline)
+    }
+
     /// Adds an observer called with the wire traffic of every finished request (on the request's task).
     public func addConsumptionObserver(_ observer: @escaping @Sendable (Consumption) -> Void) {
         observers.withLock { $0.append(observer) }
@@ -224,8 +245,10 @@ public final class DataLoaderService: Sendable {
         let number = requestCount.add(1, ordering: .relaxed).newValue
         let observers = tracerCount.load(ordering: .acquiring) == 0 ? [] : tracers.withLock { $0 }
         return LoaderTracer(
-            request: number, url: request.url, observers: observers,
-            instrumentation: instruments.begin(request: number, url: request.url, method: request.method, logger: request.logger)
+            request: number, url: request.url, observers: observers, clock: clock,
+            instrumentation: instruments.begin(
+                request: number, url: request.url, method: request.method, logger: request.logger, clock: clock
+            )
         )
     }
 

@@ -34,7 +34,7 @@ extension LoadHop {
     /// RFC 9111 §5.2.1.7: only-if-cached and nothing usable stored: the answer is a 504.
     @inline(never)
     mutating func answerUnsatisfiable() -> Response {
-        timeline.doneAt = .now()
+        timeline.doneAt = service.now()
         return Response(
             status: 504, reason: "Gateway Timeout", headers: HTTPHeaders(), body: [], url: url, attempts: 0,
             retryAfter: nil, addressesTried: [], timeline: timeline, bytesSent: 0, bytesReceived: 0, redirects: 0,
@@ -98,12 +98,14 @@ extension LoadHop {
         let answerURL = stored.url == requestURL ? url : HTTPURL(stored.url) ?? url
         let head = ResponseHead(status: stored.status, reason: stored.reason, headers: fields, url: answerURL, attempt: machine.attempt)
         try await execution.events?.deliverStored(head, body: body)
-        timeline.doneAt = .now()
-        return Response(
+        timeline.doneAt = service.now()
+        var response = Response(
             status: stored.status, reason: stored.reason, headers: fields, body: body, url: answerURL,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
             bytesSent: counters.sent, bytesReceived: counters.received, redirects: counters.redirects,
             userInfo: userInfo, cache: cacheStatus
         )
+        response.report = counters.report
+        return response
     }
 }

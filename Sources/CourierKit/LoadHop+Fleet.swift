@@ -12,7 +12,9 @@ extension LoadHop {
     @inline(never)
     nonisolated(nonsending) mutating func admitFleet(_ fleet: FleetLink, limit: RateLimit, local: Deadline) async throws(CourierError) -> Deadline {
         let key = route.endpointKey
-        let arrival = fleet.arrive(key, limit: limit, now: arrived)
+        // `now` paces the link's background start (once a second of real time) and times its leased slots (real
+        // time too, as Redis's are): on a manual clock, the real now.
+        let arrival = fleet.arrive(key, limit: limit, now: service.realDeadline(arrived))
         if arrival?.leased == true {
             // A slot this process leased: no call, no suspension (the common case under a busy limit).
             fleet.note(available: true)
@@ -24,7 +26,7 @@ extension LoadHop {
             fleet.note(available: true)
             // From when the answer came: Redis reserved the slot between the request and the reply, so this is
             // never early.
-            let at = Deadline.now() + wait
+            let at = service.now() + wait
             if wait > .zero { execution.trace(machine.attempt, .coordination(.fleetWait(key: key, wait: wait))) }
             return max(local, at)
         case .unavailable(let error):
@@ -51,7 +53,7 @@ extension LoadHop {
     @inline(never)
     nonisolated(nonsending) func shareFleetPause(_ fleet: FleetLink, limit: RateLimit, until: Deadline) async {
         let key = route.endpointKey
-        let duration = until - Deadline.now()
+        let duration = until - service.now()
         guard duration > .zero else { return }
         switch await fleet.pause(key, limit: limit, for: duration) {
         case .success:

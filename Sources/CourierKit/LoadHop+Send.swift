@@ -13,7 +13,7 @@ extension LoadHop {
         if stage != nil { (sentHeaders, sentAt) = (sendHeaders, service.wallClock()) }
         let service = self.service
         let selection = FallbackSelection(host: url.host, port: url.port, fallbacks: route.fallbacks) {
-            service.isCoolingDown($0, now: .now())
+            service.isCoolingDown($0, now: service.now())
         }
         for label in selection.skipped { execution.trace(attempt, .coolingDown(target: label)) }
         // The proxy (the request's, explicit, the route's policy, the environment); a fallback host is the origin its
@@ -29,7 +29,7 @@ extension LoadHop {
         // The selection always holds at least the URL's own host; `last` is set before the loop can end.
         var last: CourierError?
         for target in selection.candidates {
-            guard Deadline.now() < deadline else {
+            guard service.now() < deadline else {
                 return .failure(CourierError(.timeout, "the total deadline passed", url: requestURL))
             }
             tried.append(target.label)
@@ -41,8 +41,9 @@ extension LoadHop {
                 return .failure(error)
             }
             do {
-                // The load's one deadline, as it was made when the load started: the transport takes it unchanged.
-                let exchange = try await service.client.exchange(outgoing, deadline: deadline)
+                // The load's one deadline, as it was made when the load started: the transport takes it unchanged
+                // (on a manual clock, what is left of it, in real time: a socket's timeouts cannot be advanced).
+                let exchange = try await service.client.exchange(outgoing, deadline: service.realDeadline(deadline))
                 service.markWorking(target.label)
                 if stage != nil { answeredAt = service.wallClock() }
                 return .success(LoadAnswer(exchange))
@@ -50,7 +51,7 @@ extension LoadHop {
                 last = error
                 guard error.targetUnreachable else { return .failure(error) }
                 execution.trace(attempt, .unreachable(target: target.label, error: error))
-                service.markFailed(target.label, now: .now())
+                service.markFailed(target.label, now: service.now())
             }
         }
         return .failure(last ?? CourierError(.connect, "no connect target", url: requestURL))

@@ -65,6 +65,10 @@ struct LoadHop: ~Copyable {
     private let serviceName: String
     private let budget: RetryPolicy.Budget?
     let hasAuthoriser: Bool
+    /// What the last response's Retry-After made the endpoint pause for (nil: none, or not respected), and whether
+    /// the current attempt's rate-limit wait is the fleet's: what the load's report calls its waits.
+    private var retryAfterApplied: Duration?
+    private var fleetWaits = false
     /// Whether this hop has counted as a request in the service's retry budget (when its first attempt goes out:
     /// a cache hit or an offline answer sends nothing and earns no retries).
     private var countedInBudget = false
@@ -178,7 +182,7 @@ struct LoadHop: ~Copyable {
                 return .answer(answerUnsatisfiable())
 
             case .admit:
-                arrived = .now()
+                arrived = service.now()
                 // The first attempt counts the request in its service's retry budget (a cache hit or an offline
                 // answer sends nothing and earns no retries).
                 let counting = countedInBudget ? nil : budget
@@ -189,13 +193,17 @@ struct LoadHop: ~Copyable {
                 if let limit, limit.scope == .fleet, let fleet = service.fleet {
                     // The process's limiter still counts the budget and keeps this process's pauses.
                     let local = service.admit(key: route.endpointKey, limit: nil, now: arrived, service: serviceName, budget: counting)
-                    actions += machine.admitted(at: try await admitFleet(fleet, limit: limit, local: local), now: arrived)
+                    let at = try await admitFleet(fleet, limit: limit, local: local)
+                    fleetWaits = at > local
+                    actions += machine.admitted(at: at, now: arrived)
                 } else {
                     let at = service.admit(key: route.endpointKey, limit: limit, now: arrived, service: serviceName, budget: counting)
+                    fleetWaits = false
                     actions += machine.admitted(at: at, now: arrived)
                 }
 
             case .waitForRateLimit(let until):
+                counters.report.waited(fleetWaits ? .fleet(until - arrived) : .rateLimit(until - arrived))
                 try await waitForRateLimit(until: until)
                 actions += machine.rateLimitWaited()
 
@@ -209,14 +217,16 @@ struct LoadHop: ~Copyable {
                 actions += machine.authorised()
 
             case .send(let attempt):
+                retryAfterApplied = nil
                 switch await send(attempt: attempt) {
                 case .success(let answer):
                     actions += try arrived(answer, attempt: attempt, &counters, &follower)
                 case .failure(let error):
-                    actions += failed(error, &counters, handedOver: false)
+                    actions += failed(error, &counters, handedOver: false, afterHead: false)
                 }
 
             case .noteRetryAfter(let requested, let applied):
+                retryAfterApplied = applied > .zero ? applied : nil
                 execution.trace(machine.attempt, .retryAfter(requested: requested, applied: applied, key: route.endpointKey))
 
             case .pauseEndpoint(let until):
@@ -229,11 +239,11 @@ struct LoadHop: ~Copyable {
                 counters.count(await drain(answer))
 
             case .refreshCredentials:
-                try await refreshCredentials()
+                if let refresh = try await refreshCredentials() { counters.report.refreshed(refresh.authoriser, role: refresh.role) }
                 actions += machine.refreshed()
 
             case .proposeRetry:
-                let now = Deadline.now()
+                let now = service.now()
                 actions += machine.budget(
                     granted: service.tryRetry(service: serviceName, budget: budget, now: now), now: now
                 )
@@ -242,6 +252,9 @@ struct LoadHop: ~Copyable {
                 execution.trace(machine.attempt, .givingUp(reason: reason, why: why.description))
 
             case .waitForRetry(let until, let reason, let announce):
+                // The back-off as decided; a Retry-After of the last response that was longer is the wait's cause.
+                let delay = until - decidedAt
+                counters.report.waited(retryAfterApplied.map { delay <= $0 } == true ? .retryAfter(delay) : .backoff(delay))
                 try await waitForRetry(until: until, reason: reason, announce: announce)
                 actions += machine.retryWaited()
 
@@ -255,7 +268,7 @@ struct LoadHop: ~Copyable {
                 do {
                     return .answer(try await continueBody(answer, head: head, from: from, reason: reason, &counters))
                 } catch {
-                    actions += failed(error, &counters, handedOver: true)
+                    actions += failed(error, &counters, handedOver: true, afterHead: true)
                 }
 
             case .failResume(let answer, let why):
@@ -272,7 +285,7 @@ struct LoadHop: ~Copyable {
                     return .answer(try await read(answer, storing: store, over: found, &counters))
                 } catch {
                     // A body that broke off goes back to the machine.
-                    actions += failed(error, &counters, handedOver: execution.events != nil)
+                    actions += failed(error, &counters, handedOver: execution.events != nil, afterHead: true)
                 }
 
             case .fail(let error):
@@ -305,6 +318,7 @@ struct LoadHop: ~Copyable {
         let head = answer.exchange.head
         let status = head.status
         counters.status = status
+        counters.report.attempted(attempt, status: status)
         execution.trace(attempt, .response(status: status))
         timeline.noteHead(answer.exchange.metrics)
         let requested = status >= 300 ? head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: service.wallClock()) } : nil
@@ -326,8 +340,8 @@ struct LoadHop: ~Copyable {
     @inline(never)
     nonisolated(nonsending) private mutating func waitForRateLimit(until: Deadline) async throws(CourierError) {
         execution.trace(machine.attempt, .rateLimited(key: route.endpointKey, wait: until - arrived))
-        try await RequestExecution.sleep(until: until, url: requestURL)
-        timeline.rateLimitWait += .now() - arrived
+        try await RequestExecution.sleep(until: until, on: service.clock, url: requestURL)
+        timeline.rateLimitWait += service.now() - arrived
     }
 
     /// Tells a stream's consumer (unless the next attempt asks for the rest of the body), then waits out the
@@ -338,9 +352,9 @@ struct LoadHop: ~Copyable {
         let traced = announce ? reason : "\(reason), asking for the rest of the body"
         execution.trace(machine.attempt, .retrying(reason: traced, delay: until - decidedAt))
         if announce { try await execution.announceRetry(attempt: machine.attempt + 1, reason: reason) }
-        let before = Deadline.now()
-        try await RequestExecution.sleep(until: until, url: requestURL)
-        timeline.backoffWait += .now() - before
+        let before = service.now()
+        try await RequestExecution.sleep(until: until, on: service.clock, url: requestURL)
+        timeline.backoffWait += service.now() - before
     }
 
     /// Reads and drops a response that is not the answer; its final figures.
@@ -350,15 +364,18 @@ struct LoadHop: ~Copyable {
     }
 
     private mutating func decided() -> Deadline {
-        decidedAt = .now()
+        decidedAt = service.now()
         return decidedAt
     }
 
     /// A failed attempt (or a body that broke off, ``bodyDelivered`` of its bytes handed over): its bytes counted,
     /// the machine told.
     @inline(never)
-    mutating func failed(_ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool) -> Machine.Actions {
+    mutating func failed(
+        _ error: CourierError, _ counters: inout RequestExecution.Counters, handedOver: Bool, afterHead: Bool
+    ) -> Machine.Actions {
         execution.trace.attemptFailed(error)
+        counters.report.attempted(machine.attempt, failed: error.kind, afterHead: afterHead)
         counters.sent += error.bytesSent
         counters.received += error.bytesReceived
         return machine.failed(
@@ -375,7 +392,7 @@ struct LoadHop: ~Copyable {
         let slot: AuthoriserSlot
         if let made = authoriser { slot = made } else { slot = try execution.factory.authoriser(for: instance) }
         authoriser = slot
-        let started = Deadline.now()
+        let started = service.now()
         execution.trace(machine.attempt, .authorising(authoriser: instance.name))
         seenEpoch = slot.epoch
         let unauthorised = AuthorisationRequest(
@@ -394,33 +411,35 @@ struct LoadHop: ~Copyable {
             made = try await slot.authorise(unauthorised, deadline: deadline)
         }
         authorised = made
-        timeline.authoriserWait += .now() - started
+        timeline.authoriserWait += service.now() - started
         guard made.url.host == url.host, made.url.scheme == url.scheme, made.url.port == url.port else {
             throw CourierError(.authorisation, "authoriser '\(instance.name)' changed the request's origin", url: requestURL)
         }
     }
 
-    /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared).
+    /// After a 401: the authoriser takes the refused credentials back and refreshes them (once, shared); the
+    /// part this load played, for its report (nil: the route has no authoriser).
     @inline(never)
-    nonisolated(nonsending) private mutating func refreshCredentials() async throws(CourierError) {
-        guard let authoriser, let authorised else { return }
-        let started = Deadline.now()
+    nonisolated(nonsending) private mutating func refreshCredentials() async throws(CourierError) -> LoadReport.Refresh? {
+        guard let authoriser, let authorised else { return nil }
+        let started = service.now()
         let (attempt, name) = (machine.attempt, authoriser.name)
         let execution = self.execution
         let (seen, deadline) = (seenEpoch, self.deadline)
-        let refresh = { () async throws(CourierError) -> Bool in
+        let refresh = { () async throws(CourierError) -> LoaderEvent.RefreshRole in
             try await authoriser.refresh(after: authorised, seen: seen, deadline: deadline) { role throws(CourierError) in
                 execution.trace(attempt, .refreshing(authoriser: name, role: role))
                 try await execution.announceRetry(attempt: attempt + 1, reason: "status 401 (credentials refreshed)")
             }
-            return true
         }
+        let role: LoaderEvent.RefreshRole
         if route.authoriser?.shareTokens == true {
-            _ = try await SharedTokenTrace.traced({ execution.trace(attempt, .coordination(.sharedToken(authoriser: name, decision: $0))) }, refresh)
+            role = try await SharedTokenTrace.traced({ execution.trace(attempt, .coordination(.sharedToken(authoriser: name, decision: $0))) }, refresh)
         } else {
-            _ = try await refresh()
+            role = try await refresh()
         }
-        timeline.authoriserWait += .now() - started
+        timeline.authoriserWait += service.now() - started
+        return LoadReport.Refresh(authoriser: name, role: role)
     }
 
     /// Reads the answer's body (whole, or delivered to the stream's consumer as it comes) and stores it when the
@@ -466,7 +485,7 @@ struct LoadHop: ~Copyable {
 
     /// The answer from the network, read (its body, unless a stream's consumer has it).
     mutating func response(_ head: HTTPResponseHead, body: [UInt8], url: HTTPURL, _ counters: RequestExecution.Counters) -> Response {
-        timeline.doneAt = .now()
+        timeline.doneAt = service.now()
         var response = Response(
             status: head.status, reason: head.reason, headers: head.headers, body: body, url: url,
             attempts: machine.attempt, retryAfter: machine.retryAfter, addressesTried: tried, timeline: timeline,
@@ -474,6 +493,7 @@ struct LoadHop: ~Copyable {
             userInfo: userInfo, cache: cacheStatus
         )
         response.httpVersion = head.version.description
+        response.report = counters.report
         return response
     }
 

@@ -60,7 +60,8 @@ public struct LoaderEvent: Sendable, CustomStringConvertible {
     public var url: String
     /// The attempt the event belongs to (1 for the first; 0 before the first attempt starts).
     public var attempt: Int
-    /// When it happened.
+    /// When it happened, on the service's clock (`DataLoaderService.Configuration.clock`: with a `ManualClock`,
+    /// its time).
     public var at: ContinuousClock.Instant
     /// What happened.
     public var kind: Kind

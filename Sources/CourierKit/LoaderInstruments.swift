@@ -26,13 +26,16 @@ struct LoaderInstruments: Sendable {
     /// The instrumentation of request `number`, or nil when nothing would use it. `logger` is the request's own
     /// (``Request/logger``), if any. Reads the caller's trace context (the task-local `InstrumentationContext`), so it
     /// must be called on the task that asked for the load.
-    func begin(request number: UInt64, url: String, method: HTTPMethod, logger requestLogger: Logger?) -> RequestInstrumentation? {
+    /// `clock` is the service's: the instants the durations are measured between.
+    func begin(
+        request number: UInt64, url: String, method: HTTPMethod, logger requestLogger: Logger?, clock: LoaderClock = .system
+    ) -> RequestInstrumentation? {
         let logger = requestLogger ?? self.logger
         let logs = logger.logLevel <= .debug
         guard logs || metrics != nil || tracer != nil else { return nil }
         return RequestInstrumentation(
             number: number, url: url, method: method, logger: logs ? logger : nil, metrics: metrics, tracer: tracer,
-            parent: tracer == nil ? nil : InstrumentationContext.current ?? .topLevel
+            parent: tracer == nil ? nil : InstrumentationContext.current ?? .topLevel, clock: clock
         )
     }
 }

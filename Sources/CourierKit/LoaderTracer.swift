@@ -8,15 +8,18 @@ struct LoaderTracer: Sendable {
     let request: UInt64
     let url: String
     private let observers: [@Sendable (LoaderEvent) -> Void]
+    /// The service's clock, which dates the events.
+    private let clock: LoaderClock
     private let instrumentation: RequestInstrumentation?
 
     init(
-        request: UInt64, url: String, observers: [@Sendable (LoaderEvent) -> Void],
+        request: UInt64, url: String, observers: [@Sendable (LoaderEvent) -> Void], clock: LoaderClock = .system,
         instrumentation: RequestInstrumentation? = nil
     ) {
         self.request = request
         self.url = url
         self.observers = observers
+        self.clock = clock
         self.instrumentation = instrumentation
     }
 
@@ -35,7 +38,7 @@ struct LoaderTracer: Sendable {
             instrumentation?.handle(attempt, kind)
             return
         }
-        var event = LoaderEvent(request: request, url: url, attempt: attempt, at: .now, kind: kind)
+        var event = LoaderEvent(request: request, url: url, attempt: attempt, at: clock.now().instant, kind: kind)
         event.detail = detail
         for observer in observers { observer(event) }
         instrumentation?.handle(event)
@@ -48,7 +51,7 @@ struct LoaderTracer: Sendable {
             instrumentation?.handle(attempt, kind)
             return
         }
-        let event = LoaderEvent(request: request, url: url, attempt: attempt, at: .now, kind: kind)
+        let event = LoaderEvent(request: request, url: url, attempt: attempt, at: clock.now().instant, kind: kind)
         for observer in observers { observer(event) }
         instrumentation?.handle(event)
     }

@@ -40,6 +40,8 @@ final class RequestExecution: Sendable {
         var status: Int?
         var redirects = 0
         var attempt = 0
+        /// What the load did, for its response or its failure.
+        var report = LoadReport()
 
         /// Adds an exchange's final figures.
         mutating func count(_ metrics: RequestMetrics) {
@@ -163,6 +165,7 @@ final class RequestExecution: Sendable {
             failure.attempts = counters.attempt
             failure.bytesSent = counters.sent
             failure.bytesReceived = counters.received
+            failure.attachment = LoadReportBox(counters.report)
             finish(counters, status: nil, firstByte: nil, error: failure)
             throw failure
         }
@@ -215,7 +218,7 @@ final class RequestExecution: Sendable {
     /// `request` is the hop's (a redirect's target is stored under its own URL).
     func revalidateInBackground(_ request: Request, recordKey: String) {
         guard service.beginBackgroundRevalidation(recordKey) else { return }
-        let background = RequestExecution(factory: factory, request: request, queued: .now(), events: nil, revalidation: true)
+        let background = RequestExecution(factory: factory, request: request, queued: service.now(), events: nil, revalidation: true)
         let service = self.service
         // It outlives this load: not ended by this load's cancellation.
         Task {
@@ -256,9 +259,10 @@ final class RequestExecution: Sendable {
 
     // MARK: - Helpers
 
-    nonisolated(nonsending) static func sleep(until instant: Deadline, url: String) async throws(CourierError) {
+    /// Sleeps on the service's `clock` until `instant`; a cancellation is the load's `cancelled` error.
+    nonisolated(nonsending) static func sleep(until instant: Deadline, on clock: LoaderClock, url: String) async throws(CourierError) {
         do {
-            try await CancellationScope.sleep(until: instant.instant)
+            try await clock.sleep(until: instant)
         } catch {
             throw CourierError(.cancelled, "the request was cancelled", url: url)
         }

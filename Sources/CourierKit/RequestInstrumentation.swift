@@ -25,6 +25,8 @@ final class RequestInstrumentation: Sendable {
     private let method: HTTPMethod
     private let metrics: LoaderMetrics?
     private let tracer: (any Tracer)?
+    /// The service's clock, which the events without an instant of their own are dated on.
+    private let clock: LoaderClock
     private let state: Mutex<State>
 
     /// An attempt's outcome: a status code or a failure's kind.
@@ -75,9 +77,10 @@ final class RequestInstrumentation: Sendable {
 
     init(
         number: UInt64, url: String, method: HTTPMethod, logger: Logger?, metrics: LoaderMetrics?, tracer: (any Tracer)?,
-        parent: InstrumentationContext?
+        parent: InstrumentationContext?, clock: LoaderClock = .system
     ) {
         self.number = number
+        self.clock = clock
         self.url = url
         self.plainFullURL = tracer != nil || logger != nil ? TelemetryURL.full(url) : ""
         self.method = method
@@ -166,7 +169,7 @@ final class RequestInstrumentation: Sendable {
     /// An event of the request's, as its ``LoaderEvent`` would carry it: `at` is when it happened (nil: now, read
     /// only where it is needed). No `LoaderEvent` is made unless a log line quotes one.
     func handle(_ attempt: Int, _ kind: LoaderEvent.Kind, at: Deadline? = nil) {
-        let event = Event(url: url, attempt: attempt, kind: kind, at: at)
+        let event = Event(url: url, attempt: attempt, kind: kind, at: at, clock: clock)
         state.withLock { s in handle(event, &s) }
     }
 
@@ -181,8 +184,9 @@ final class RequestInstrumentation: Sendable {
         let attempt: Int
         let kind: LoaderEvent.Kind
         let at: Deadline?
+        let clock: LoaderClock
 
-        var instant: Deadline { at ?? .now() }
+        var instant: Deadline { at ?? clock.now() }
         var summary: String { LoaderEvent.summary(of: kind, url: url) }
     }
 

@@ -31,6 +31,9 @@ public struct Response: Sendable {
     public var userInfo: [String: String]
     /// How the HTTP cache took part (nil when the route's service does not cache).
     public var cache: CacheStatus? = nil
+    /// What the load did on the way to this response: its attempts and how each ended, the waits it took and why,
+    /// its authoriser's refreshes (``LoadReport``).
+    public var report = LoadReport()
     /// The version on the final response's status line (`HTTP/1.0`, `HTTP/1.1`), for `courier fetch -i`; a
     /// stored response answered from the cache says `HTTP/1.1`.
     package var httpVersion = "HTTP/1.1"

@@ -4,7 +4,8 @@ public import CourierTLS
 
 /// When a loaded request spent its time: the instants it was queued and done, the time it waited for the rate
 /// limiter (Retry-After pauses included) and for its authoriser, summed over attempts, and the transport's
-/// phases of the last attempt.
+/// phases of the last attempt. The instants and waits are on the service's clock
+/// (`DataLoaderService.Configuration.clock`; with a `ManualClock`, its time), the transport's phases in real time.
 public struct ResponseTimeline: Hashable, Sendable {
     /// When the loader accepted the request.
     public var queued: ContinuousClock.Instant {

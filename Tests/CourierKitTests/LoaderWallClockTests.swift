@@ -5,15 +5,11 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The service's one wall clock (`Configuration.wallClock`) is what the cache and Retry-After dates read: a test
-/// that moves it moves them, with no sleep.
+/// The wall clock of the service's one clock (`Configuration.clock`) is what the cache and Retry-After dates read:
+/// a test that advances a manual clock moves them, with no sleep.
 @Suite(.timeLimit(.minutes(1))) struct LoaderWallClockTests {
-    /// A wall clock the test sets, starting at a fixed date (2026-01-01 00:00:00 UTC).
-    final class MovableClock: Sendable {
-        let nanoseconds = Mutex<Int64>(1_767_225_600 * 1_000_000_000)
-        var clock: WallClock { WallClock { self.nanoseconds.withLock { $0 } } }
-        func advance(seconds: Int64) { nanoseconds.withLock { $0 += seconds * 1_000_000_000 } }
-    }
+    /// A manual clock starting at a fixed date (2026-01-01 00:00:00 UTC).
+    static func movableClock() -> ManualClock { ManualClock(unixNanoseconds: 1_767_225_600 * 1_000_000_000) }
 
     @Test func aCachedResponseGoesStaleWhenTheServicesClockMovesPastItsLifetime() async throws {
         let directory = NSTemporaryDirectory() + "courier-wall-clock-\(UUID().uuidString)"
@@ -21,7 +17,7 @@ import Testing
         let server = try RecordingServer { index, _ in
             .init(headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v\(index)\"")], body: "answer \(index)")
         }
-        let time = MovableClock()
+        let time = Self.movableClock()
         let service = DataLoaderService(
             graph: try compile("""
                 version: 1
@@ -30,17 +26,17 @@ import Testing
                 """),
             configuration: .testing {
                 $0.cacheDirectory = directory
-                $0.wallClock = time.clock
+                $0.clock = .manual(time)
             }
         )
         let loader = service.makeFactory().makeLoader()
         #expect(try await loader.load(Request(url: server.url("/c"))).cache == .miss)
         // 59 s later by the service's clock (no time passes for real): still fresh.
-        time.advance(seconds: 59)
+        time.advance(by: .seconds(59))
         #expect(try await loader.load(Request(url: server.url("/c"))).cache == .hit)
         #expect(server.requests.count == 1)
         // Past max-age: stale, so it is revalidated with the stored validator.
-        time.advance(seconds: 2)
+        time.advance(by: .seconds(2))
         let third = try await loader.load(Request(url: server.url("/c")))
         #expect(third.cache != .hit)
         #expect(server.requests.count == 2)
@@ -48,7 +44,7 @@ import Testing
     }
 
     @Test func aRetryAfterDateIsReadAgainstTheServicesClock() async throws {
-        let time = MovableClock()
+        let time = Self.movableClock()
         // The server asks for a pause until 1 s after the service's "now", as an HTTP-date; were the date read
         // against the real clock (months away from 2026-01-01), it would lie in the past: no pause at all.
         let date = HTTPDate.format(Double(1_767_225_600 + 1))
@@ -64,10 +60,16 @@ import Testing
                     scheme: http
                     retry: { max-attempts: 2, on: [503], backoff: { initial: 1ms, max: 1ms }, retry-after-cap: 10s }
                 """),
-            configuration: .testing { $0.wallClock = time.clock }
+            configuration: .testing { $0.clock = .manual(time) }
         )
-        let response = try await service.makeFactory().makeLoader().load(Request(url: server.url("/busy")))
+        let loader = service.makeFactory().makeLoader()
+        async let loaded = loader.load(Request(url: server.url("/busy")))
+        // The pause is taken on the same clock: the load sleeps until the test advances it past the date.
+        try await time.waitForSleepers(1)
+        time.advance(by: .seconds(1))
+        let response = try await loaded
         #expect(response.status == 200)
         #expect(response.retryAfter == .seconds(1))
+        #expect(response.report.waits == [.retryAfter(.seconds(1))])
     }
 }

@@ -82,6 +82,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// Whether the target was never reached (a resolve or connect failure, or a connect timeout): another address
     /// (a fallback) may work where this one did not.
     public package(set) var targetUnreachable: Bool
+    /// What a layer above attaches to a failure it reports (the data loader's per-load report, which
+    /// `CourierError.report` in CourierKit reads): a reference, so an error that carries none costs one word.
+    package var attachment: (any AnyObject & Sendable)?
 
     /// An error of `kind`; its retry condition and reachability default to what the kind implies (`resolve` and
     /// `connect`: `connect-error`, unreachable; `timeout`: `timeout`).

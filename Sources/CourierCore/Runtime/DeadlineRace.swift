@@ -4,9 +4,10 @@
 package enum DeadlineRace {
     /// Runs `operation` on a task of its own, outside the load's cancellation scope; the caller resumes with its
     /// result, after `timeout` with `timedOut`, or when the caller is cancelled with a `cancelled` error naming
-    /// `url`, whichever comes first. The work and the timer left behind are cancelled.
+    /// `url`, whichever comes first. The work and the timer left behind are cancelled. The timeout runs on `clock`
+    /// (a manual clock counts it as a timer, not a sleeper: ``ManualClock/timers``).
     package static func run<T: Sendable>(
-        timeout: Duration, timedOut: CourierError, url: String?,
+        timeout: Duration, timedOut: CourierError, url: String?, clock: LoaderClock = .system,
         _ operation: @escaping @Sendable () async throws(CourierError) -> T
     ) async throws(CourierError) -> T {
         let shot = OneShot<Result<T, CourierError>>()
@@ -20,7 +21,8 @@ package enum DeadlineRace {
             }
         }
         let timer = Task {
-            try? await Task.sleep(for: max(timeout, .zero))
+            // Cancelled once the work answered (or the caller was cancelled, which resumed the shot already).
+            guard (try? await clock.sleepAsTimeout(for: max(timeout, .zero))) != nil else { return }
             shot.resume(.failure(timedOut))
         }
         let result = await CancellationScope.withCancellationHandler {

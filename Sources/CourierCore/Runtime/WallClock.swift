@@ -6,9 +6,10 @@ internal import Musl
 
 /// Where Courier reads wall-clock time, in nanoseconds since the Unix epoch: the one clock for what is dated by
 /// the calendar rather than measured (a record's times, which outlive the process and are shared between
-/// processes; a cached response's age and freshness; a Retry-After date; a token's expiry). A service takes one
-/// (`DataLoaderService.Configuration.wallClock`) and hands it to its cache and authorisers, so a test that moves
-/// it moves them all. Durations and deadlines use the monotonic clock instead.
+/// processes; a cached response's age and freshness; a Retry-After date; a token's expiry). A service derives it
+/// from its one clock (``LoaderClock/wall``, `DataLoaderService.Configuration.clock`) and hands it to its cache and
+/// authorisers, so a test that advances a ``ManualClock`` moves them all. Durations and deadlines use the
+/// monotonic clock instead.
 public struct WallClock: Sendable {
     /// Returns the current time in nanoseconds since the Unix epoch.
     public let now: @Sendable () -> Int64
