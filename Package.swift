@@ -160,7 +160,7 @@ let package = Package(
         // with a CA made at run time through libcrypto.
         .target(
             name: "CourierTesting",
-            dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS", "CCourierOpenSSL"]
+            dependencies: ["CourierCore", "CourierKit", "CourierHTTP1", "CourierPosix", "CourierTLS", "CCourierOpenSSL"]
         ),
 
         // Generated clients (issue 26): swift-openapi-generator's clients send through a DataLoader (docs/openapi.md).
