@@ -20,7 +20,8 @@ internal import Synchronization
 /// **Answers** as a ``MockServer`` answers, from the same kind of script: the last route installed that matches
 /// (``on(_:_:host:_:)``: method, path or `*`, and the host when the route names one), else the oldest queued
 /// response (``enqueue(_:)``), else `404` with a body saying no script answered, noted in ``problems``. A host can
-/// be made unreachable (``refuseConnections(to:)``): its requests fail as a refused connection would.
+/// be made unreachable (``refuseConnections(to:)``): its requests fail as a refused connection would, and a policy's
+/// fallback address for it (``ProtocolRequest/connectTo``) is answered by the script, unless it is refused too.
 ///
 /// **Requests** are recorded in ``requests`` as they arrive, with the `Host` field the wire would have carried,
 /// ``MockRequest/receivedAt`` read from the transport's clock, ``MockRequest/connectionID`` 0 (there is no
@@ -113,8 +114,9 @@ public final class ScriptedTransport: ProtocolPlugin, Sendable {
 
     public func respond(to request: ProtocolRequest) async throws -> ProtocolResponse {
         let url = request.url
-        if refused.withLock({ $0.contains(url.host.lowercased()) }) {
-            throw CourierError(.connect, "ScriptedTransport: the connection to \(url.host):\(url.port) was refused (scripted)")
+        let (host, port) = (request.connectTo?.host ?? url.host, request.connectTo?.port ?? url.port)
+        if refused.withLock({ $0.contains(host.lowercased()) }) {
+            throw CourierError(.connect, "ScriptedTransport: the connection to \(host):\(port) was refused (scripted)")
         }
         let arrival = clock.now()
         var headers = request.headers
