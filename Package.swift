@@ -12,8 +12,9 @@
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle),
 //                    CourierOpenAPI (likewise for swift-openapi-runtime)
-//   test kit         CourierTesting (its own product: MockServer, on CourierPosix, CourierHTTP1 and CourierTLS; the
-//                    main library does not depend on it)
+//   test kit         CourierTesting (its own product: MockServer, on CourierPosix, CourierHTTP1 and CourierTLS, and
+//                    ScriptedTransport, a protocol plugin installed in a CourierKit configuration; the main library
+//                    does not depend on it)
 //   tools            courier (executable), courier-policy-lint (the build-time lint plugin's tool), Plugins/
 //   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
