@@ -242,6 +242,50 @@ import Testing
         #expect(transport.requests.last?.headers["if-range"] == #""mock-1""#)
     }
 
+    @Test func delaysChunksAndThrottlingSleepOnTheTransportsClock() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: .manual(clock), extraSchemes: ["memo"])
+        #expect(transport.schemes == ["http", "https", "memo"])
+        try transport.enqueue(.chunked(["ab", "", "cd"], delayBetweenChunks: .seconds(5)).delayed(by: .seconds(2)))
+        try transport.enqueue(MockResponse(body: Array(repeating: 7, count: 40)).throttled(bytesPerSecond: 20))
+        try transport.enqueue(.text("head only"))
+        let url = try #require(HTTPURL(anyScheme: "memo://notes/7"))
+
+        // The head waits 2 virtual seconds, the second chunk 5 more; no Content-Length for a chunked body.
+        async let answered = transport.respond(to: ProtocolRequest(url: url))
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(2))
+        let chunked = try await answered
+        #expect(chunked.headers["content-length"] == nil)
+        #expect(try await chunked.body.next() == Array("ab".utf8))
+        async let second = chunked.body.next()
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        #expect(try await second == Array("cd".utf8))
+        #expect(try await chunked.body.next() == nil)
+
+        // 40 bytes at 20 per second: one byte per slice, 50 ms apart, 39 waits after the first; 1.95 s in all.
+        let throttled = try await transport.respond(to: ProtocolRequest(url: url))
+        #expect(throttled.headers["content-length"] == "40")
+        let reading = Task {
+            var bytes: [UInt8] = []
+            while let chunk = try await throttled.body.next() { bytes += chunk }
+            return bytes
+        }
+        for _ in 0..<39 {
+            try await clock.waitForSleepers(1)
+            clock.advance(by: .milliseconds(50))
+        }
+        #expect(try await reading.value == Array(repeating: 7, count: 40))
+        #expect(clock.elapsed == .seconds(7) + .milliseconds(1950))
+
+        let head = try await transport.respond(to: ProtocolRequest(method: .head, url: url))
+        #expect(head.headers["content-length"] == "9")
+        #expect(try await head.body.next() == nil)
+        #expect(transport.requests.map(\.host) == ["notes", "notes", "notes"])
+        #expect(transport.requests.map(\.receivedAt).map { $0 - transport.requests[0].receivedAt } == [.zero, .seconds(7), .seconds(7) + .milliseconds(1950)])
+    }
+
     @Test func badScriptsGetClearErrors() async throws {
         let transport = ScriptedTransport()
         let refused = #expect(throws: MockServerError.self) { try transport.enqueue(.status(99)) }
