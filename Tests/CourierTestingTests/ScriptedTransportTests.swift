@@ -155,6 +155,24 @@ import Testing
         #expect(transport.requests.count == 1)
     }
 
+    /// Moved from CourierKitTests' LoaderBehaviourTests, where two loopback servers stood in for the hosts only
+    /// to answer a status: an HTTP error is an answer, not an unreachable host.
+    @Test func anHTTPErrorDoesNotMoveToAFallback() async throws {
+        let (loader, transport, _) = try Self.service("""
+            version: 1
+            services:
+              api:
+                hosts: [api.example.com]
+                retry: { max-attempts: 1 }
+                fallbacks: { api.example.com: [backup.example.net] }
+            """)
+        transport.on(.get, "/x") { _ in .status(502) }
+        let response = try await loader.load(Request(url: "https://api.example.com/x"))
+        #expect(response.status == 502)
+        #expect(response.addressesTried == ["api.example.com:443"])
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func anOAuthRefreshAuthoriserGetsANewTokenFromAScriptedEndpoint() async throws {
         let (loader, transport, _) = try Self.service("""
             version: 1
