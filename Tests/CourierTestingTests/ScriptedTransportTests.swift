@@ -131,15 +131,18 @@ import Testing
         #expect(response.report.waits == [.retryAfter(.seconds(120))])
     }
 
+    /// One attempt; api.example.com falls back to backup.example.net.
+    static let fallbackPolicy = """
+        version: 1
+        services:
+          api:
+            hosts: [api.example.com]
+            retry: { max-attempts: 1 }
+            fallbacks: { api.example.com: [backup.example.net] }
+        """
+
     @Test func anUnreachableHostFallsBackToTheNextAddress() async throws {
-        let (loader, transport, _) = try Self.service("""
-            version: 1
-            services:
-              api:
-                hosts: [api.example.com]
-                retry: { max-attempts: 1 }
-                fallbacks: { api.example.com: [backup.example.net] }
-            """)
+        let (loader, transport, _) = try Self.service(Self.fallbackPolicy)
         transport.refuseConnections(to: "api.example.com")
         transport.on(.get, "/items") { _ in .json("[]") }
         let response = try await loader.load(Request(url: "https://api.example.com/items"))
@@ -158,14 +161,7 @@ import Testing
     /// Moved from CourierKitTests' LoaderBehaviourTests, where two loopback servers stood in for the hosts only
     /// to answer a status: an HTTP error is an answer, not an unreachable host.
     @Test func anHTTPErrorDoesNotMoveToAFallback() async throws {
-        let (loader, transport, _) = try Self.service("""
-            version: 1
-            services:
-              api:
-                hosts: [api.example.com]
-                retry: { max-attempts: 1 }
-                fallbacks: { api.example.com: [backup.example.net] }
-            """)
+        let (loader, transport, _) = try Self.service(Self.fallbackPolicy)
         transport.on(.get, "/x") { _ in .status(502) }
         let response = try await loader.load(Request(url: "https://api.example.com/x"))
         #expect(response.status == 502)
