@@ -12,8 +12,9 @@
 //   façade           CourierKit
 //   adapters         CourierServiceLifecycle (its own product: only its users depend on swift-service-lifecycle),
 //                    CourierOpenAPI (likewise for swift-openapi-runtime)
-//   test kit         CourierTesting (its own product: MockServer, on CourierPosix, CourierHTTP1 and CourierTLS; the
-//                    main library does not depend on it)
+//   test kit         CourierTesting (its own product: MockServer, on CourierPosix, CourierHTTP1 and CourierTLS, and
+//                    ScriptedTransport, a protocol plugin installed in a CourierKit configuration; the main library
+//                    does not depend on it)
 //   tools            courier (executable), courier-policy-lint (the build-time lint plugin's tool), Plugins/
 //   fuzzing          CourierFuzz (the libFuzzer targets' harnesses), courier-fuzz (executable), CCourierLibFuzzer
 import PackageDescription
@@ -160,7 +161,7 @@ let package = Package(
         // with a CA made at run time through libcrypto.
         .target(
             name: "CourierTesting",
-            dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS", "CCourierOpenSSL"]
+            dependencies: ["CourierCore", "CourierKit", "CourierHTTP1", "CourierPosix", "CourierTLS", "CCourierOpenSSL"]
         ),
 
         // Generated clients (issue 26): swift-openapi-generator's clients send through a DataLoader (docs/openapi.md).

@@ -30,7 +30,7 @@ public final class DataLoaderFactory: Sendable {
         self.service = service
         self.cacheIdentity = cacheIdentity
         let base = SecretResolver.system(environment: environment)
-        let httpClient = TransportAuthoriserClient(client: service.client)
+        let httpClient = TransportAuthoriserClient(client: service.client, protocols: service.protocols)
         self.context = AuthoriserContext(secrets: base, httpClient: httpClient, clock: service.wallClock)
         self.sharingContext = service.fleet?.tokenStore.map {
             AuthoriserContext(secrets: base, httpClient: httpClient, clock: service.wallClock, sharedTokens: $0)

@@ -14,9 +14,9 @@ public struct MockRequest: Hashable, Sendable {
     /// When the server finished reading the request's head.
     public var receivedAt: ContinuousClock.Instant
     /// The connection it came on, numbered from 1 in the order the server accepted them: two requests with one
-    /// id came over one kept-alive connection.
+    /// id came over one kept-alive connection. 0 for a request a ``ScriptedTransport`` answered (no connection).
     public var connectionID: Int
-    /// Its place among the requests of its connection, from 0.
+    /// Its place among the requests of its connection, from 0 (of a ``ScriptedTransport``: among all its requests).
     public var indexOnConnection: Int
 
     public init(
@@ -40,6 +40,15 @@ public struct MockRequest: Hashable, Sendable {
     /// The query (after `?`), nil when there is none.
     public var query: String? {
         target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) }
+    }
+
+    /// The `Host` field's host, lower case, without the port or an IPv6 address's brackets; nil without the field.
+    public var host: String? {
+        guard let field = headers["host"]?.lowercased() else { return nil }
+        if field.hasPrefix("["), let close = field.firstIndex(of: "]") {
+            return String(field[field.index(after: field.startIndex)..<close])
+        }
+        return field.firstIndex(of: ":").map { String(field[..<$0]) } ?? field
     }
 
     /// The body as UTF-8 text (invalid bytes replaced).

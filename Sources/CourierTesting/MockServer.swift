@@ -55,6 +55,7 @@ public final class MockServer: Sendable {
 
     private let listener: TCPListener
     private let tls: MockTLS?
+    private let script: MockScript
     private let state = Mutex(MockServerState())
     private let serving = Mutex<Task<Void, Never>?>(nil)
 
@@ -75,6 +76,7 @@ public final class MockServer: Sendable {
         self.port = listener.localAddress.port
         self.isTLS = tls
         self.configuration = configuration
+        self.script = MockScript(name: "MockServer", maxDelay: configuration.maxScriptDelay)
         self.tls = setup
         serving.withLock { $0 = Task { await self.serve() } }
     }
@@ -111,17 +113,14 @@ public final class MockServer: Sendable {
     /// Queues a response for the next request no route answers.
     /// - Throws: ``MockServerError`` (`invalidScript`) for a response the server cannot send.
     public func enqueue(_ response: MockResponse) throws(MockServerError) {
-        if let problem = response.problem(maxDelay: configuration.maxScriptDelay) {
-            throw MockServerError(.invalidScript, problem)
-        }
-        state.withLock { $0.queue.append(response) }
+        try script.enqueue(response)
     }
 
     /// Answers every `method` request for `path` (without the query; `*` for any path) with `handler`'s response,
     /// which is checked as ``enqueue(_:)`` checks (a response the server cannot send is answered with 500 and noted
     /// in ``problems``). A later route for the same method and path replaces this one.
     public func on(_ method: HTTPMethod, _ path: String, _ handler: @escaping @Sendable (MockRequest) -> MockResponse) {
-        state.withLock { $0.routes.append(MockRoute(method: method, path: path, handler: handler)) }
+        script.on(MockRoute(method: method, path: path, handler: handler))
     }
 
     /// Answers like ``on(_:_:_:)``, but only requests that carry `Authorization: Bearer <token>`; others get
@@ -130,25 +129,23 @@ public final class MockServer: Sendable {
         _ method: HTTPMethod, _ path: String, requiringBearerToken token: String,
         _ handler: @escaping @Sendable (MockRequest) -> MockResponse
     ) {
-        on(method, path) { request in
-            request.headers["authorization"] == "Bearer \(token)" ? handler(request) : .unauthorized()
-        }
+        on(method, path, MockScript.requiring(bearerToken: token, handler))
     }
 
     /// Responses queued and not yet sent.
-    public var pendingResponses: Int { state.withLock { $0.queue.count } }
+    public var pendingResponses: Int { script.pendingResponses }
 
     // MARK: - What happened
 
     /// Every request received, in arrival order.
-    public var requests: [MockRequest] { state.withLock { $0.requests } }
+    public var requests: [MockRequest] { script.requests }
 
     /// Connections accepted so far.
     public var acceptedConnections: Int { state.withLock { $0.nextConnectionID - 1 } }
 
     /// What went wrong on the server's side, in order: requests it refused as malformed, requests no script
     /// answered, responses it could not send.
-    public var problems: [String] { state.withLock { $0.problems } }
+    public var problems: [String] { script.problems }
 
     // MARK: - Ending
 
@@ -222,12 +219,12 @@ public final class MockServer: Sendable {
                     let bytes = try await io.read(timeout: idle ? configuration.idleTimeout : configuration.ioTimeout)
                     exchange.received(bytes, at: .now)
                 case .answer(let request, let keepAlive):
-                    let response = answer(request)
+                    let response = script.answer(request)
                     let plan = MockWirePlan(response, headOnly: request.method == .head, keepAlive: keepAlive)
                     try await carryOut(plan, on: io)
                     if plan.closes { return }
                 case .refuse(let error):
-                    state.withLock { $0.problems.append("connection \(id): refused a request: \(error)") }
+                    script.note("connection \(id): refused a request: \(error)")
                     let refusal = MockResponse(status: error.status, headers: ["Content-Type": "text/plain"], body: "\(error)\n")
                     try await carryOut(MockWirePlan(refusal, headOnly: false, keepAlive: false), on: io)
                     return
@@ -238,30 +235,6 @@ public final class MockServer: Sendable {
         } catch {
             // A read or write failed or timed out, or shutdown() cancelled the wait: the connection closes.
         }
-    }
-
-    /// Records `request` and picks its response.
-    private func answer(_ request: MockRequest) -> MockResponse {
-        let (handler, queued) = state.withLock { state -> (MockRoute?, MockResponse?) in
-            state.requests.append(request)
-            if let route = state.routes.last(where: { $0.matches(request) }) { return (route, nil) }
-            return (nil, state.queue.isEmpty ? nil : state.queue.removeFirst())
-        }
-        if let handler {
-            let response = handler.handler(request)
-            if let problem = response.problem(maxDelay: configuration.maxScriptDelay) {
-                note("\(request.method) \(request.path): the route's response cannot be sent: \(problem)")
-                return .text("MockServer: the route's response cannot be sent: \(problem)\n", status: 500)
-            }
-            return response
-        }
-        if let queued { return queued }
-        note("\(request.method) \(request.path): no route and no queued response")
-        return .text("MockServer: no route and no queued response for \(request.method) \(request.path)\n", status: 404)
-    }
-
-    private func note(_ problem: String) {
-        state.withLock { $0.problems.append(problem) }
     }
 
     /// Sends the plan's bytes and waits out its waits, each wait counted from the response's start.
@@ -281,10 +254,6 @@ public final class MockServer: Sendable {
 
 /// What the server's lock guards.
 struct MockServerState: Sendable {
-    var routes: [MockRoute] = []
-    var queue: [MockResponse] = []
-    var requests: [MockRequest] = []
-    var problems: [String] = []
     var open: [Int: TCPConnection] = [:]
     var nextConnectionID = 1
     var stopped = false

@@ -10,7 +10,7 @@ package struct MockWirePlan: Hashable, Sendable {
     }
 
     /// How many slices a throttled second is sent in.
-    package static let slicesPerSecond = 20
+    package static let slicesPerSecond = MockBodyPlan.slicesPerSecond
 
     package private(set) var steps: [Step] = []
     /// The connection closes after the last step: the response asked for it, the request did not keep the
@@ -33,64 +33,27 @@ package struct MockWirePlan: Hashable, Sendable {
     package init(_ response: MockResponse, headOnly: Bool, keepAlive: Bool) {
         closes = response.closesConnection || !keepAlive
         if response.delayBeforeHead > .zero { steps.append(.wait(response.delayBeforeHead)) }
-        let chunks: [[UInt8]]?
-        switch response.body {
-        case .whole: chunks = nil
-        case .chunked(let pieces): chunks = pieces.filter { !$0.isEmpty }
-        }
-        let head = Self.head(response, chunked: chunks != nil, closes: closes)
+        let body = MockBodyPlan(response)
+        let head = Self.head(response, chunked: body.isChunked, closes: closes)
         guard !headOnly else {
             steps.append(.send(head))
             return
         }
         var pending = head
-        var budget = response.disconnectAfterBodyBytes
-        for (index, piece) in (chunks ?? [response.bodyBytes]).enumerated() {
-            if index > 0, response.delayBetweenChunks > .zero {
+        for step in body.steps {
+            switch step {
+            case .chunkStart(let size): pending += Array(String(size, radix: 16).utf8) + [13, 10]
+            case .bytes(let bytes): pending += bytes
+            case .chunkEnd: pending += [13, 10]
+            case .wait(let duration):
                 flush(&pending)
-                steps.append(.wait(response.delayBetweenChunks))
+                steps.append(.wait(duration))
             }
-            if chunks != nil { pending += Array(String(piece.count, radix: 16).utf8) + [13, 10] }
-            var payload = piece[...]
-            var cut = false
-            if let left = budget {
-                cut = payload.count > left
-                payload = payload.prefix(left)
-                budget = left - payload.count
-            }
-            send(payload, pending: &pending, rate: response.bytesPerSecond)
-            if cut {
-                flush(&pending)
-                closes = true
-                return
-            }
-            if chunks != nil { pending += [13, 10] }
         }
-        if chunks != nil { pending += Array("0\r\n\r\n".utf8) }
+        bodyBytesSent = body.bytesSent
+        if body.isChunked && !body.isCut { pending += Array("0\r\n\r\n".utf8) }
         flush(&pending)
         if response.disconnectAfterBodyBytes != nil { closes = true }
-    }
-
-    /// Adds `payload` after `pending` (framing bytes waiting to go with it), in slices with waits when throttled:
-    /// a wait before every slice but the body's first, as long as the slice takes at the rate.
-    private mutating func send(_ payload: ArraySlice<UInt8>, pending: inout [UInt8], rate: Int?) {
-        guard let rate else {
-            pending += payload
-            bodyBytesSent += payload.count
-            return
-        }
-        let sliceSize = max(1, rate / Self.slicesPerSecond)
-        var rest = payload
-        while !rest.isEmpty {
-            let slice = rest.prefix(sliceSize)
-            rest = rest.dropFirst(slice.count)
-            if bodyBytesSent > 0 {
-                flush(&pending)
-                steps.append(.wait(.nanoseconds(Int64(slice.count) * 1_000_000_000 / Int64(rate))))
-            }
-            pending += slice
-            bodyBytesSent += slice.count
-        }
     }
 
     private mutating func flush(_ pending: inout [UInt8]) {

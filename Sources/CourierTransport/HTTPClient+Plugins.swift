@@ -20,7 +20,7 @@ extension HTTPClient {
         if let agent = request.userAgent ?? configuration.userAgent, !agent.isEmpty, !headers.contains("user-agent") {
             headers.add(name: "User-Agent", value: agent)
         }
-        let asked = ProtocolRequest(method: request.method, url: url, headers: headers, body: .of(request.body))
+        let asked = ProtocolRequest(method: request.method, url: url, headers: headers, body: .of(request.body), connectTo: request.connectTo)
         let answer = try await DeadlineRace.run(
             timeout: deadline - .now(),
             timedOut: CourierError(.timeout, "the total deadline passed before the '\(url.scheme):' plugin answered", url: url.description),

@@ -50,25 +50,6 @@ extension Result where Failure == CourierError {
         withExtendedLifetime((primaryPort, secondPort)) {}
     }
 
-    @Test func anHTTPErrorDoesNotMoveToAFallback() async throws {
-        let server = try RecordingServer { _, _ in RecordingServer.Reply(status: 502) }
-        let fallback = try RecordingServer()
-        let service = try makeService("""
-            version: 1
-            services:
-              api:
-                hosts: [localhost]
-                retry: { max-attempts: 1 }
-                fallbacks:
-                  localhost: ["127.0.0.1:\(fallback.port)"]
-            """)
-        let loader = service.makeFactory().makeLoader()
-        let response = try await loader.load(Request(url: "http://localhost:\(server.port)/x"))
-        #expect(response.status == 502)
-        #expect(response.addressesTried == ["localhost:\(server.port)"])
-        #expect(fallback.requests.isEmpty)
-    }
-
     @Test func a401RefreshesOnceAndRetries() async throws {
         let name = "auth-\(UUID().uuidString.prefix(8))"
         let server = try RecordingServer { _, request in
