@@ -50,6 +50,23 @@ package final class MockScript: Sendable {
     package var requests: [MockRequest] { state.withLock { $0.requests } }
     package var problems: [String] { state.withLock { $0.problems } }
 
+    /// Returns once `count` requests in all have been recorded; a `timedOut` error if they have not after
+    /// `timeout` of real time. It looks every millisecond: a test's helper, not a hot path.
+    package func waitForRequests(_ count: Int, timeout: Duration) async throws(MockServerError) {
+        let start = ContinuousClock.now
+        while true {
+            let seen = state.withLock { $0.requests.count }
+            if seen >= count { return }
+            if ContinuousClock.now - start >= timeout {
+                throw MockServerError(.timedOut, "\(name) saw \(seen) request\(seen == 1 ? "" : "s") in \(timeout), not the \(count) waited for")
+            }
+            // A cancelled wait ends as a timeout would: the test asked for requests that may never come.
+            if (try? await Task.sleep(for: .milliseconds(1))) == nil {
+                throw MockServerError(.timedOut, "\(name): the wait for \(count) requests was cancelled after \(seen)")
+            }
+        }
+    }
+
     package func note(_ problem: String) {
         state.withLock { $0.problems.append(problem) }
     }

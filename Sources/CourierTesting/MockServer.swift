@@ -140,6 +140,13 @@ public final class MockServer: Sendable {
     /// Every request received, in arrival order.
     public var requests: [MockRequest] { script.requests }
 
+    /// Returns once `count` requests in all have been received (``requests`` then holds at least that many); throws
+    /// ``MockServerError/Kind/timedOut`` if they have not after `timeout` of real time. For a test whose loads run
+    /// in the background: `await transport.waitForRequests(3)` instead of a loop that polls ``requests``.
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(10)) async throws(MockServerError) {
+        try await script.waitForRequests(count, timeout: timeout)
+    }
+
     /// Connections accepted so far.
     public var acceptedConnections: Int { state.withLock { $0.nextConnectionID - 1 } }
 

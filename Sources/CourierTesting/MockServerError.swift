@@ -14,6 +14,9 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidScript = Kind(rawValue: "invalid-script")
         /// A path that does not make a URL with the server's origin.
         public static let invalidPath = Kind(rawValue: "invalid-path")
+        /// ``MockServer/waitForRequests(_:timeout:)`` or ``ScriptedTransport/waitForRequests(_:timeout:)`` saw
+        /// fewer requests than it waited for before its timeout.
+        public static let timedOut = Kind(rawValue: "timed-out")
 
         private init(rawValue: String) { self.rawValue = rawValue }
 

@@ -107,6 +107,13 @@ public final class ScriptedTransport: ProtocolPlugin, Sendable {
     /// Every request answered, in arrival order.
     public var requests: [MockRequest] { script.requests }
 
+    /// Returns once `count` requests in all have been answered (``requests`` then holds at least that many); throws
+    /// ``MockServerError/Kind/timedOut`` if they have not after `timeout` of real time. For a test whose loads run
+    /// in the background: `await transport.waitForRequests(3)` instead of a loop that polls ``requests``.
+    public func waitForRequests(_ count: Int, timeout: Duration = .seconds(10)) async throws(MockServerError) {
+        try await script.waitForRequests(count, timeout: timeout)
+    }
+
     /// What went wrong, in order: requests no script answered, responses that could not be sent, bodies too large.
     public var problems: [String] { script.problems }
 

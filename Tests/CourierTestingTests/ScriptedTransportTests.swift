@@ -96,7 +96,7 @@ import Testing
                 clock.advance(by: .seconds(1))
                 #expect(clock.sleepers == 4 - second)
                 // The woken load runs once advance returns: let its request arrive before the next second.
-                for _ in 0..<2000 where transport.requests.count < second + 1 { try await Task.sleep(for: .milliseconds(1)) }
+                try await transport.waitForRequests(second + 1)
             }
             var waits: [Duration] = []
             for try await response in group {
@@ -298,6 +298,21 @@ import Testing
         #expect(try await head.body.next() == nil)
         #expect(transport.requests.map(\.host) == ["notes", "notes", "notes"])
         #expect(transport.requests.map(\.receivedAt).map { $0 - transport.requests[0].receivedAt } == [.zero, .seconds(7), .seconds(7) + .milliseconds(1950)])
+    }
+
+    /// A test waits for background loads' requests instead of polling; too few in time is a clear error.
+    @Test func waitingForRequestsReturnsWhenTheyArriveAndTimesOutClearly() async throws {
+        let (loader, transport, _) = try Self.service("version: 1\n")
+        transport.on(.get, "*") { _ in .text("ok") }
+        let loads = Task {
+            for n in 0..<3 { _ = try await loader.load(Request(url: "https://api.example.com/n\(n)")) }
+        }
+        try await transport.waitForRequests(3)
+        #expect(transport.requests.map(\.path) == ["/n0", "/n1", "/n2"])
+        try await loads.value
+        let error = await #expect(throws: MockServerError.self) { try await transport.waitForRequests(4, timeout: .milliseconds(20)) }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.message == "ScriptedTransport saw 3 requests in 0.02 seconds, not the 4 waited for", "\(error?.message ?? "")")
     }
 
     @Test func badScriptsGetClearErrors() async throws {
