@@ -177,8 +177,14 @@ package final class FleetCoordinator: Sendable {
     /// Pauses `endpointKey`'s fleet limit for `duration` from now (a Retry-After any instance received), on
     /// Redis's clock; never shortens a pause already stored. A duration that is not positive changes nothing.
     package func pause(endpointKey: String, limit: RateLimit, for duration: Duration) async -> Result<Void, RedisError> {
+        await pause(EndpointKey(host: endpointKey, pathPrefix: ""), limit: limit, for: duration)
+    }
+
+    /// ``pause(endpointKey:limit:for:)`` for an endpoint key as the loader holds it: its key name is the one its
+    /// admissions looked up (``arrive(endpointKey:limit:now:)``), not made again.
+    package func pause(_ endpointKey: EndpointKey, limit: RateLimit, for duration: Duration) async -> Result<Void, RedisError> {
         guard duration > .zero else { return .success(()) }
-        let key = rateLimitKey(EndpointKey(host: endpointKey, pathPrefix: ""), limit)
+        let key = rateLimitKey(endpointKey, limit)
         batches.dropLeases(key)
         do {
             let reply = try await client.evaluate(FleetScripts.pause, keys: [key], arguments: FleetScripts.pauseArguments(limit: limit, duration: duration))

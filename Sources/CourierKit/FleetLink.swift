@@ -177,7 +177,7 @@ package final class FleetLink: Sendable {
     /// Shares a pause of `key` for `duration` with the fleet.
     func pause(_ key: EndpointKey, limit: RateLimit, for duration: Duration) async -> Result<Void, RedisError> {
         guard let coordinator else { return .failure(unusableRedisError) }
-        return await coordinator.pause(endpointKey: key.description, limit: limit, for: duration)
+        return await coordinator.pause(key, limit: limit, for: duration)
     }
 
     /// The fleet's live instances and rate-limit keys, read without writing and without joining the live set
